@@ -1,0 +1,23 @@
+"""Benchmark suites for ``symconv bench SUITE``: one module each, found at run time.
+
+A suite module defines ``DESCRIPTION`` and ``run(args) -> list[Record]``; it may
+define ``add_arguments(parser)`` for options of its own.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class Record:
+    """One measured figure: ``value`` against ``target`` (``ok`` when met)."""
+
+    name: str
+    value: float
+    target: str
+    ok: bool | None
+    unit: str = ""
+    detail: str = ""
+
+    def as_dict(self) -> dict:
+        return asdict(self)

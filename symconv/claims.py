@@ -1,0 +1,353 @@
+"""Claims, variants, verdicts and ``verify``.
+
+A :class:`Claim` is a numbered result as data: its reference (``"H.9"``), a
+statement, the size parameters and hypotheses, the claimed signature, and one
+or more :class:`Variant` s (``"as printed"``: the paper's literal parameters;
+``"corrected"``: symconv's fix).  A variant's ``build`` turns concrete sizes
+into an :class:`Instance`: symbolic input, stack, expected output, and
+optionally the intermediate states (:class:`Step`) the proof claims.
+
+:func:`verify` runs the exact interpreter over a sweep of sizes, small to
+large, and returns one :class:`Verdict` per variant: it holds for every size
+checked, or the first size, layer and coefficient where it fails, with got,
+expected and a concrete integer counterexample.
+
+Example:
+    >>> from symconv.blocks import sym
+    >>> from symconv.constructions.shifts import shift_down
+    >>> from symconv.blocks import zeros
+    >>> def build(s):
+    ...     y = sym("y", s["N"])
+    ...     return Instance(y, shift_down(s["N"], 1), zeros(1) | sym("y", s["N"] - 1))
+    >>> c = Claim("X.1", "shift by one", "shift_down by 1", sizes=(SizeParam("N", 2),),
+    ...           claimed=lambda s: Signature(s["N"], 1, 1, s["N"], 1),
+    ...           variants=(Variant("corrected", build),))
+    >>> [v.verdict for v in verify(c, max_size=4)]
+    ['holds']
+"""
+from __future__ import annotations
+
+import itertools
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import sympy
+
+from .blocks import Block
+from .model import HypothesisError, Signature, Stack
+from .symbolic import ExactSeq, make_ring, run_state, stack_symbols
+
+
+@dataclass(frozen=True)
+class SizeParam:
+    """A size of the claim swept from ``lo`` to min(``hi``, max_size)."""
+
+    name: str
+    lo: int = 1
+    hi: int | None = None
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """A hypothesis on the sizes, as text and as a predicate."""
+
+    text: str
+    check: Callable[[Mapping[str, int]], bool]
+
+
+@dataclass(frozen=True, eq=False)
+class Step:
+    """A state the proof claims after the first ``layers`` layers (full N'×d' state)."""
+
+    label: str
+    layers: int
+    expected: Block
+
+
+@dataclass(frozen=True, eq=False)
+class Instance:
+    """One concrete check: input block (N×d), stack, expected output (N×d), steps."""
+
+    input: Block
+    stack: Stack
+    expected: Block
+    steps: tuple = ()
+
+
+@dataclass(frozen=True, eq=False)
+class NumericCase:
+    """A numeric instance: a stack with numeric parameters, an input (B, N, d) and the
+    expected output (B, N, d) computed directly from the definition, not through the stack."""
+
+    stack: Stack
+    input: Any
+    expected: Any
+    sizes: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True, eq=False)
+class Variant:
+    """One way to build the construction; ``expect`` is the verdict the proof records.
+
+    ``numeric(N, d, batch, rng)``, when given, builds a :class:`NumericCase` whose
+    sequence length is about N (the variant picks its sizes from N and d), for
+    numeric cross-checks at scale.
+    """
+
+    name: str
+    build: Callable[[Mapping[str, int]], Instance]
+    expect: str = "holds"
+    note: str = ""
+    numeric: Callable[..., NumericCase] | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Claim:
+    """A numbered result: reference, statement, sizes, hypotheses, signature, variants."""
+
+    id: str
+    name: str
+    statement: str
+    sizes: tuple = ()
+    claimed: Callable[[Mapping[str, int]], Signature] | None = None
+    variants: tuple = ()
+    hypotheses: tuple = ()
+    assumptions: tuple = ()
+
+    def holds_for(self, sizes: Mapping[str, int]) -> bool:
+        return all(h.check(sizes) for h in self.hypotheses)
+
+    def check_hypotheses(self, sizes: Mapping[str, int]) -> None:
+        """Raise a HypothesisError naming the first hypothesis the sizes violate."""
+        for h in self.hypotheses:
+            if not h.check(sizes):
+                raise HypothesisError(f"{self.id} {self.name}: hypothesis {h.text} violated by {dict(sizes)}")
+
+    def sweep(self, max_size: int) -> list[dict]:
+        """All size assignments within bounds that satisfy the hypotheses, small first."""
+        ranges = [range(p.lo, min(p.hi if p.hi is not None else max_size, max_size) + 1) for p in self.sizes]
+        names = [p.name for p in self.sizes]
+        out = [dict(zip(names, combo)) for combo in itertools.product(*ranges)]
+        out = [s for s in out if self.holds_for(s)]
+        out.sort(key=lambda s: (sum(s.values()), tuple(s.values())))
+        return out
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Where a check failed: sizes, step, layer (1-based), position, got, expected, counterexample."""
+
+    sizes: dict
+    step: str
+    layer: int
+    position: tuple
+    got: str
+    expected: str
+    counterexample: dict
+    got_value: str
+    expected_value: str
+
+    def describe(self) -> str:
+        i, j = self.position
+        return (
+            f"at sizes {self.sizes}, {self.step} (after layer {self.layer}), row {i}, channel {j}: "
+            f"got {self.got}, expected {self.expected}; e.g. with {self.counterexample or 'any input'} "
+            f"got {self.got_value}, expected {self.expected_value}"
+        )
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """A printed step checked on its own: from the claimed previous state through its layers."""
+
+    label: str
+    first_layer: int
+    last_layer: int
+    holds: bool
+    failure: Failure | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of verifying one variant of a claim over a sweep."""
+
+    id: str
+    name: str
+    variant: str
+    verdict: str
+    expect: str
+    scope: str
+    sizes_checked: int
+    signature_claimed: str
+    signature_built: str
+    seconds: float
+    statement: str = ""
+    failure: Failure | None = None
+    steps: tuple = ()
+    note: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """The verdict is the one the proof file records."""
+        return self.verdict == self.expect
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["ok"] = self.ok
+        if self.failure is not None:
+            d["failure"]["position"] = list(self.failure.position)
+        return d
+
+
+def _counterexample(diff, got, exp, R, seed: int = 0) -> tuple[dict, Any, Any]:
+    """Small integers for the symbols of ``diff`` (others 0) where got ≠ expected."""
+    rng = random.Random(seed)
+    syms = sorted((R.symbols[k] for k, e in enumerate(_used_gens(diff, R)) if e), key=lambda s: s.name)
+    for trial in range(200):
+        values = {s: rng.randint(1, 3 + trial) * rng.choice((1, -1)) for s in syms}
+        point = [(g, values.get(R.symbols[k], 0)) for k, g in enumerate(R.gens)]
+        if diff.evaluate(point) != 0:
+            return ({str(s): v for s, v in values.items()}, got.evaluate(point), exp.evaluate(point))
+    point = [(g, 0) for g in R.gens]
+    return ({}, got.evaluate(point), exp.evaluate(point))
+
+
+def _used_gens(p, R) -> list[int]:
+    used = [0] * R.ngens
+    for monom in p.monoms():
+        for k, e in enumerate(monom):
+            if e:
+                used[k] = 1
+    return used
+
+
+def _compare(got: ExactSeq, exp: ExactSeq, sizes: dict, label: str, layer: int) -> Failure | None:
+    if (got.N, got.d) != (exp.N, exp.d):
+        raise HypothesisError(
+            f"{label}: expected block has shape {(exp.N, exp.d)} but the state is {(got.N, got.d)}"
+        )
+    pos = got.first_difference(exp)
+    if pos is None:
+        return None
+    i, j = pos
+    g, e = got.cols[j][i], exp.cols[j][i]
+    cx, gv, ev = _counterexample(g - e, g, e, got.ring)
+    return Failure(dict(sizes), label, layer, (i, j), str(g.as_expr()), str(e.as_expr()), cx, str(gv), str(ev))
+
+
+def check_instance(inst: Instance, sizes: Mapping[str, int]) -> tuple[Failure | None, list[StepResult]]:
+    """Check one instance exactly: end to end (first departure) and each step on its own."""
+    stack = inst.stack
+    if inst.input.shape != (stack.N, stack.d):
+        raise HypothesisError(f"input: shape {inst.input.shape} but the stack takes {(stack.N, stack.d)}")
+    if inst.expected.shape != (stack.N, stack.d):
+        raise HypothesisError(
+            f"expected: shape {inst.expected.shape} but the stack outputs {(stack.N, stack.d)}"
+        )
+    blocks = [inst.input, inst.expected] + [s.expected for s in inst.steps]
+    syms = set().union(*(b.free_symbols() for b in blocks)) | stack_symbols(stack)
+    R = make_ring(syms)
+    x0 = ExactSeq.from_block(R, inst.input).pad(stack.N_int, stack.d_int)
+    steps = sorted(inst.steps, key=lambda s: s.layers)
+    for s in steps:
+        if not 0 <= s.layers <= stack.L:
+            raise HypothesisError(f"{s.label}: step after layer {s.layers} but the stack has {stack.L}")
+    claimed = [ExactSeq.from_block(R, s.expected) for s in steps]
+    # end to end: first departure of the actual run from the claimed states
+    failure = None
+    state, done = x0, 0
+    for s, c in zip(steps, claimed):
+        state = run_state(stack, state, done, s.layers)
+        done = s.layers
+        failure = _compare(state, c, dict(sizes), s.label, s.layers)
+        if failure:
+            break
+    if failure is None:
+        state = run_state(stack, state, done, None)
+        out = state.top_left(stack.N, stack.d)
+        failure = _compare(out, ExactSeq.from_block(R, inst.expected), dict(sizes), "output", stack.L)
+    # each step on its own, from the claimed previous state
+    results = []
+    prev, prev_layers = x0, 0
+    for s, c in zip(steps, claimed):
+        got = run_state(stack, prev, prev_layers, s.layers)
+        f = _compare(got, c, dict(sizes), s.label, s.layers)
+        results.append(StepResult(s.label, prev_layers + 1, s.layers, f is None, f))
+        prev, prev_layers = c, s.layers
+    return failure, results
+
+
+def verify(claim: Claim, max_size: int = 8, variants: Sequence[str] | None = None,
+           sizes: Iterable[Mapping[str, int]] | None = None) -> list[Verdict]:
+    """Verify every variant of ``claim`` over the sweep of sizes up to ``max_size``.
+
+    ``sizes`` replaces the sweep with explicit assignments (hypotheses still checked).
+    """
+    if max_size < 1:
+        raise HypothesisError(f"max_size: must be at least 1, got {max_size}")
+    if sizes is None:
+        sweep = claim.sweep(max_size)
+        scope = f"sizes <= {max_size}"
+    else:
+        sweep = [dict(s) for s in sizes]
+        for s in sweep:
+            claim.check_hypotheses(s)
+        scope = "sizes " + "; ".join(",".join(f"{k}={v}" for k, v in s.items()) for s in sweep)
+    names = [v.name for v in claim.variants]
+    for v in variants or ():
+        if v not in names:
+            raise HypothesisError(f"variants: {claim.id} has no variant {v!r} (has {names})")
+    out = []
+    for variant in claim.variants:
+        if variants and variant.name not in variants:
+            continue
+        out.append(_verify_variant(claim, variant, sweep, scope))
+    return out
+
+
+def _verify_variant(claim: Claim, variant: Variant, sweep: list[dict], scope: str) -> Verdict:
+    t0 = time.perf_counter()
+    failure = None
+    step_fail: dict[str, StepResult] = {}
+    step_order: list[str] = []
+    sig_claimed = sig_built = "-"
+    checked = 0
+    for sizes in sweep:
+        inst = variant.build(sizes)
+        checked += 1
+        if claim.claimed is not None:
+            sig_claimed = str(claim.claimed(sizes))
+        sig_built = str(inst.stack.signature)
+        f, steps = check_instance(inst, sizes)
+        for r in steps:
+            if r.label not in step_fail:
+                step_order.append(r.label)
+                step_fail[r.label] = r
+            elif step_fail[r.label].holds and not r.holds:
+                step_fail[r.label] = r
+        if f is not None and failure is None:
+            failure = f
+    if not sweep:
+        raise HypothesisError(f"{claim.id}: no sizes satisfy the hypotheses within the sweep")
+    shown = failure.sizes if failure else sweep[-1]
+    if claim.claimed is not None:
+        sig_claimed = str(claim.claimed(shown))
+    sig_built = str(variant.build(shown).stack.signature) if failure else sig_built
+    return Verdict(
+        id=claim.id,
+        name=claim.name,
+        variant=variant.name,
+        verdict="fails" if failure else "holds",
+        expect=variant.expect,
+        scope=scope,
+        sizes_checked=checked,
+        signature_claimed=sig_claimed,
+        signature_built=sig_built,
+        seconds=round(time.perf_counter() - t0, 3),
+        statement=claim.statement,
+        failure=failure,
+        steps=tuple(step_fail[k] for k in step_order),
+        note=variant.note,
+    )

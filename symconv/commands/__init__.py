@@ -1,0 +1,1 @@
+"""Subcommands of ``symconv``: one module each, with ``add_parser`` and ``main``."""

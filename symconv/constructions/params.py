@@ -1,0 +1,56 @@
+"""Small builders for layer parameters: unit filters, block masks, W matrices.
+
+>>> unit_filter(2, 1).ravel().tolist()
+[0, 0, 1]
+>>> mask(5, (1, 3)).ravel().tolist()
+[0, 1, 1, 0, 0]
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..model import HypothesisError, Layer
+
+
+def _int_array(shape: tuple[int, ...]) -> np.ndarray:
+    return np.zeros(shape, dtype=int).astype(object)
+
+
+def unit_filter(k: int, d: int = 1) -> np.ndarray:
+    """The filter e_k (a 1 at index k in every channel), as a (k+1)×d array."""
+    if k < 0:
+        raise HypothesisError(f"k: the filter e_k needs k >= 0, got {k}")
+    h = _int_array((k + 1, d))
+    h[k, :] = 1
+    return h
+
+
+def taps(offsets: dict[int, Any], d: int = 1) -> np.ndarray:
+    """A filter Σ c·X^k from {k: c}, as a (max k + 1)×d array (same c in every channel)."""
+    if not offsets or min(offsets) < 0:
+        raise HypothesisError(f"offsets: need non-negative filter offsets, got {sorted(offsets)}")
+    h = _int_array((max(offsets) + 1, d))
+    for k, c in offsets.items():
+        h[k, :] = c
+    return h
+
+
+def mask(N: int, *spans: tuple[int, int], value: Any = 1) -> np.ndarray:
+    """An N×1 column that is ``value`` on each half-open row span [a, b) and 0 elsewhere."""
+    m = _int_array((N, 1))
+    for a, b in spans:
+        if not 0 <= a <= b <= N:
+            raise HypothesisError(f"spans: rows [{a}, {b}) do not fit in N = {N}")
+        m[a:b, 0] = value
+    return m
+
+
+def zero_W(d: int) -> np.ndarray:
+    return _int_array((d, d))
+
+
+def gate_layer(h: Any, b1: Any, b2: Any = 0, conv: str = "causal", d: int = 1, label: str = "") -> Layer:
+    """A layer with W = 0: ``b1 ⊙ (h * u + b2)``, the form most of Appendix H uses."""
+    return Layer(W=zero_W(d), h=h, b1=b1, b2=b2 if not np.isscalar(b2) else [[b2]], conv=conv, label=label)

@@ -1,0 +1,40 @@
+"""Random stacks with small integer parameters, for tests and for Lemma H.11.
+
+>>> s = random_stack(N=4, d=1, L=2, seed=0)
+>>> s.signature.L, s.N_int
+(2, 4)
+"""
+from __future__ import annotations
+
+import random as _random
+
+import numpy as np
+
+from ..model import Layer, Stack
+
+
+def random_layer(N_int: int, d_int: int, conv: str, rng: _random.Random, lo: int = -2, hi: int = 2,
+                 density: float = 1.0) -> Layer:
+    """A layer whose W, h, b1, b2 entries are integers in [lo, hi] (h of random length)."""
+    def draw(shape):
+        a = np.zeros(shape, dtype=int).astype(object)
+        for idx in np.ndindex(*shape):
+            if rng.random() < density:
+                a[idx] = rng.randint(lo, hi)
+        return a
+    K = rng.randint(1, N_int)
+    return Layer(W=draw((d_int, d_int)), h=draw((K, d_int)), b1=draw((N_int, d_int)),
+                 b2=draw((N_int, d_int)), conv=conv, label="random")
+
+
+def random_stack(N: int, d: int = 1, L: int = 1, N_int: int | None = None, d_int: int | None = None,
+                 conv: str = "causal", seed: int = 0, density: float = 1.0) -> Stack:
+    """L random integer layers on an N'×d' state; ``conv="mixed"`` picks a mode per layer."""
+    rng = _random.Random(seed)
+    N_int = N_int or N
+    d_int = d_int or d
+    layers = []
+    for _ in range(L):
+        mode = rng.choice(("causal", "circular")) if conv == "mixed" else conv
+        layers.append(random_layer(N_int, d_int, mode, rng, density=density))
+    return Stack(N, d, tuple(layers), N_int, d_int, name=f"random(seed={seed})")
