@@ -78,13 +78,22 @@ class Instance:
 
 @dataclass(frozen=True, eq=False)
 class NumericCase:
-    """A numeric instance: a stack with numeric parameters, an input (B, N, d) and the
-    expected output (B, N, d) computed directly from the definition, not through the stack."""
+    """A numeric instance for cross-checks at scale.
+
+    ``stack`` has numeric parameters; ``input`` has shape (B, N, d); ``reference``
+    computes the expected output (B, N, d) directly from the definition (never
+    through the stack), with plain array operations (indexing, sums, products) so
+    that it also runs on integer arrays for exact checks modulo a prime.
+    """
 
     stack: Stack
     input: Any
-    expected: Any
+    reference: Callable[[Any], Any]
     sizes: dict = field(default_factory=dict)
+
+    @property
+    def expected(self) -> Any:
+        return self.reference(self.input)
 
 
 @dataclass(frozen=True, eq=False)
