@@ -12,6 +12,7 @@ import numpy as np
 
 from symconv import Claim, Instance, Signature, SizeParam, Variant, sym, verify
 from symconv.blocks import Block
+from symconv.claims import NumericCase
 from symconv.constructions.primitives import hadamard, identity, linear
 
 SIZES = (SizeParam("N", 1), SizeParam("d", 1, 2))
@@ -41,13 +42,27 @@ def build_linear(s):
     return Instance(u, linear(W.entries, N), uW)
 
 
+def numeric_hadamard(N, d, batch, rng):
+    c = rng.integers(-3, 4, size=(N, d))
+    return NumericCase(hadamard(c), rng.standard_normal((batch, N, d)), lambda u: c * u, {"N": N, "d": d})
+
+
+def numeric_identity(N, d, batch, rng):
+    return NumericCase(identity(N, d), rng.standard_normal((batch, N, d)), lambda u: u, {"N": N, "d": d})
+
+
+def numeric_linear(N, d, batch, rng):
+    W = rng.integers(-3, 4, size=(d, d))
+    return NumericCase(linear(W, N), rng.standard_normal((batch, N, d)), lambda u: u @ W, {"N": N, "d": d})
+
+
 CLAIMS = [
     Claim("H.7", "hadamard", "c ⊙ u for a constant c ∈ R^{N×d} in one layer", SIZES, one_layer,
-          (Variant("construction", build_hadamard),)),
+          (Variant("construction", build_hadamard, numeric=numeric_hadamard),)),
     Claim("H.7", "identity", "u itself in one layer (c = 1)", SIZES, one_layer,
-          (Variant("construction", build_identity),)),
+          (Variant("construction", build_identity, numeric=numeric_identity),)),
     Claim("H.7", "linear", "u·W for W ∈ R^{d×d} in one layer", SIZES, one_layer,
-          (Variant("construction", build_linear),)),
+          (Variant("construction", build_linear, numeric=numeric_linear),)),
 ]
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ causal stack is lower triangular (``causal_reach`` shows it).
 """
 from symconv import Claim, Hypothesis, Instance, Signature, SizeParam, Step, Variant, sym, verify, zeros
 from symconv.blocks import reverse, rows
+from symconv.claims import NumericCase
 from symconv.constructions.shifts import shift_down, shift_up, shift_up_as_printed
 from symconv.dependency import generic_dependencies, missing, shift_up_pattern
 
@@ -59,6 +60,26 @@ def build_up(z):
     return Instance(y, shift_up(N, s, d), up_expected(y, s))
 
 
+def numeric_down(N, d, batch, rng):
+    s = N // 3
+
+    def reference(u):
+        out = u * 0
+        out[:, s:] = u[:, : N - s]
+        return out
+    return NumericCase(shift_down(N, s, d), rng.standard_normal((batch, N, d)), reference, {"N": N, "s": s, "d": d})
+
+
+def numeric_up(N, d, batch, rng):
+    s = N // 3
+
+    def reference(u):
+        out = u * 0
+        out[:, : N - s] = u[:, s:]
+        return out
+    return NumericCase(shift_up(N, s, d), rng.standard_normal((batch, N, d)), reference, {"N": N, "s": s, "d": d})
+
+
 def causal_reach(N, s, L):
     """Pairs (output row, input row) shift_up needs that no L-layer causal stack has."""
     return missing(shift_up_pattern(N, s), generic_dependencies(N, L, "causal"))
@@ -67,14 +88,14 @@ def causal_reach(N, s, L):
 CLAIMS = [
     Claim("H.8", "shift_down", "shift_down(y, s): every channel moved down by s rows, in one layer",
           SIZES, lambda z: Signature(z["N"], 1, z["d"], z["N"], z["d"]),
-          (Variant("construction", build_down),), HYPOTHESES),
+          (Variant("construction", build_down, numeric=numeric_down),), HYPOTHESES),
     Claim("H.8", "shift_up", "shift_up(y, s): every channel moved up by s rows, in three layers",
           SIZES, lambda z: Signature(z["N"], 3, z["d"], z["N"], z["d"]),
           (Variant("as printed, ⊛ circular", build_printed("circular"), expect="fails",
                    note="a convolution with e_0 is the identity, not a reversal; the route computes shift_down"),
            Variant("as printed, ⊛ causal", build_printed("causal"), expect="fails",
                    note="same route with ⊛ read as the causal product"),
-           Variant("corrected", build_up,
+           Variant("corrected", build_up, numeric=numeric_up,
                    note="one circular layer (1^{N-s} | 0^s) ⊙ (e_{N-s} ⊛ y); no causal stack can shift up")),
           HYPOTHESES),
 ]

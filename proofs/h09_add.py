@@ -13,6 +13,7 @@ both bias slots.  Taken literally, S + x comes out as S + x + 1^n; the variant
 "printed call" checks exactly that.
 """
 from symconv import Claim, Hypothesis, Instance, Signature, SizeParam, Step, Variant, ones, sym, verify, zeros
+from symconv.claims import NumericCase
 from symconv.constructions.sums import add_n
 
 SIZES = (SizeParam("n", 1), SizeParam("N", 2), SizeParam("d", 1, 2))
@@ -31,10 +32,22 @@ def build(literal_call):
     return b
 
 
+def numeric(N, d, batch, rng):
+    """add_n with n = N // 4 on a random y; rows beyond 2n do not matter to the output."""
+    n = max(1, N // 4)
+
+    def reference(y):
+        out = y * 0
+        out[:, :n] = 1
+        out[:, n:2 * n] = y[:, :n] + y[:, n:2 * n]
+        return out
+    return NumericCase(add_n(n, N, d), rng.standard_normal((batch, N, d)), reference, {"n": n, "N": N, "d": d})
+
+
 CLAIMS = [
     Claim("H.9", "add_n", "add_n(y : x, S) = (1^n | S + x | 0…) in two layers",
           SIZES, lambda z: Signature(z["N"], 2, z["d"], z["N"], z["d"]),
-          (Variant("as printed", build(False), note="layer parameters h², b²₁, b²₂ as displayed"),
+          (Variant("as printed", build(False), numeric=numeric, note="layer parameters h², b²₁, b²₂ as displayed"),
            Variant("printed call", build(True), expect="fails",
                    note="BaseConv(z¹, 0, h², b²₁, b²₁) passes b²₁ as the second bias")),
           HYPOTHESES),

@@ -110,6 +110,11 @@ class Variant:
     expect: str = "holds"
     note: str = ""
     numeric: Callable[..., NumericCase] | None = None
+    where: Hypothesis | None = None
+
+    def applies(self, sizes: Mapping[str, int]) -> bool:
+        """Whether the variant covers these sizes (``where`` narrows the claim's sweep)."""
+        return self.where is None or bool(self.where.check(sizes))
 
 
 @dataclass(frozen=True, eq=False)
@@ -312,7 +317,9 @@ def verify(claim: Claim, max_size: int = 8, variants: Sequence[str] | None = Non
     for variant in claim.variants:
         if variants and variant.name not in variants:
             continue
-        out.append(_verify_variant(claim, variant, sweep, scope))
+        mine = [z for z in sweep if variant.applies(z)]
+        where = f" with {variant.where.text}" if variant.where is not None else ""
+        out.append(_verify_variant(claim, variant, mine, scope + where))
     return out
 
 

@@ -49,10 +49,26 @@ def stack_symbols(stack: Stack) -> set:
     return out
 
 
+_GEN_MAPS: dict = {}
+
+
+def _gen_map(R: PolyRing) -> dict:
+    m = _GEN_MAPS.get(R)
+    if m is None:
+        m = _GEN_MAPS[R] = dict(zip(R.symbols, R.gens))
+    return m
+
+
 def to_ring(R: PolyRing, v: Any) -> PolyElement:
     """Convert a number or sympy expression to an element of R, exactly."""
     if isinstance(v, PolyElement):
         return v
+    if isinstance(v, sympy.Symbol):
+        gen = _gen_map(R).get(v)
+        if gen is not None:
+            return gen
+    if isinstance(v, sympy.Rational):
+        return R.ground_new(QQ(int(v.p), int(v.q)))
     if isinstance(v, (bool, np.bool_)):
         raise HypothesisError(f"parameter: booleans are not numbers ({v!r})")
     if isinstance(v, (int, np.integer)):
@@ -63,11 +79,31 @@ def to_ring(R: PolyRing, v: Any) -> PolyElement:
         f = Fraction(float(v))
         return R.ground_new(QQ(f.numerator, f.denominator))
     if isinstance(v, sympy.Basic):
-        try:
-            return R.from_expr(v)
-        except ValueError as exc:
-            raise HypothesisError(f"parameter: {v} is not a polynomial over the ring's symbols") from exc
+        return _expr_to_ring(R, v, _gen_map(R))
     raise HypothesisError(f"parameter: cannot use {type(v).__name__} {v!r} as a number")
+
+
+def _expr_to_ring(R: PolyRing, e: sympy.Basic, gens: dict) -> PolyElement:
+    """A sympy polynomial expression (Add/Mul/Pow of symbols and rationals) as a ring element."""
+    if e.is_Symbol:
+        if e in gens:
+            return gens[e]
+        raise HypothesisError(f"parameter: symbol {e} is not one of the ring's symbols")
+    if e.is_Rational:
+        return R.ground_new(QQ(int(e.p), int(e.q)))
+    if e.is_Add:
+        out = R.zero
+        for a in e.args:
+            out = out + _expr_to_ring(R, a, gens)
+        return out
+    if e.is_Mul:
+        out = R.one
+        for a in e.args:
+            out = out * _expr_to_ring(R, a, gens)
+        return out
+    if e.is_Pow and e.exp.is_Integer and e.exp >= 0:
+        return _expr_to_ring(R, e.base, gens) ** int(e.exp)
+    raise HypothesisError(f"parameter: {e} is not a polynomial with rational coefficients")
 
 
 @dataclass(frozen=True, eq=False)
@@ -145,6 +181,16 @@ def _param_cols(R: PolyRing, a: np.ndarray, rows: int, d: int) -> list[list[Poly
     return out
 
 
+def scale(c: PolyElement, v: PolyElement) -> PolyElement:
+    """c·v, with a fast path when c is a constant (the common case for filters and masks)."""
+    if c.is_ground:
+        k = c.LC if c else 0
+        if k == 1:
+            return v
+        return v.mul_ground(k) if k else c.ring.zero
+    return c * v
+
+
 def convolve(h: Sequence[PolyElement], u: Sequence[PolyElement], N: int, mode: str, R: PolyRing) -> list:
     """Coefficients 0..N−1 of h(X)·u(X) mod X^N (causal) or mod X^N − 1 (circular).
 
@@ -164,7 +210,7 @@ def convolve(h: Sequence[PolyElement], u: Sequence[PolyElement], N: int, mode: s
                 if mode == "causal":
                     break
                 pos %= N
-            out[pos] = out[pos] + c * v
+            out[pos] = out[pos] + scale(c, v)
     return out
 
 
@@ -189,7 +235,7 @@ def apply_layer(layer: Layer, state: ExactSeq) -> ExactSeq:
             gate = b1[j][i]
             for k, w in wj:
                 gate = gate + state.cols[k][i] * w
-            col.append(gate * second)
+            col.append(scale(gate, second))
         cols.append(tuple(col))
     return ExactSeq(R, tuple(cols))
 

@@ -1,0 +1,65 @@
+"""Lemma H.11: stacking models with the same (N, d, N', d') composes their functions.
+
+Sizes: N ≤ N' and d ≤ d'.  f and g are BaseConv models (here random ones with
+small integer parameters, so that nothing about them is special), one layer
+each; the input u ∈ R^{N×d} is symbolic.  The claim: running f's layers and
+then g's layers on one internal N'×d' state gives g(f(u)), where f(u) is f's
+N×d read-out, with L1 + L2 layers.
+
+Taken literally this needs what f leaves outside the top-left N×d block to be
+invisible to g.  It is when N' = N and d' = d, and it is for causal layers
+with d' = d (rows below N never reach rows above).  It is not in general: a
+circular layer of g wraps rows ≥ N round to the top, and W mixes the extra
+channels in.  The corrected stacking inserts one masking layer between the
+models where that can matter (``compose(f, g, reset="auto")``): L1 + L2 + 1.
+"""
+from symconv import Claim, Hypothesis, Instance, Signature, SizeParam, Variant, compose, sym, verify
+from symconv.constructions.random import random_stack
+from symconv.symbolic import evaluate
+
+SIZES = (SizeParam("N", 1, 4), SizeParam("Np", 1, 5), SizeParam("d", 1, 1), SizeParam("dp", 1, 2))
+HYPOTHESES = (
+    Hypothesis("N <= N'", lambda z: z["N"] <= z["Np"]),
+    Hypothesis("d <= d'", lambda z: z["d"] <= z["dp"]),
+)
+NO_PADDING = Hypothesis("N' = N, d' = d", lambda z: z["Np"] == z["N"] and z["dp"] == z["d"])
+SAME_WIDTH = Hypothesis("d' = d", lambda z: z["dp"] == z["d"])
+
+
+def models(z, conv):
+    """f and g: one random layer each, on the shared internal N'×d' state."""
+    N, Np, d, dp = z["N"], z["Np"], z["d"], z["dp"]
+    seed = N + 10 * Np + 100 * dp
+    f = random_stack(N, d, 1, Np, dp, conv=conv, seed=seed)
+    g = random_stack(N, d, 1, Np, dp, conv=conv, seed=seed + 1)
+    return f, g
+
+
+def build(conv, reset):
+    def b(z):
+        f, g = models(z, conv)
+        u = sym("u", z["N"], z["d"])
+        expected = evaluate(g, evaluate(f, u))       # g(f(u)), each model read out on its own
+        return Instance(u, compose(f, g, reset=reset), expected)
+    return b
+
+
+CLAIMS = [
+    Claim("H.11", "stacking", "running f's then g's layers computes g(f(u)), with L1 + L2 layers",
+          SIZES, lambda z: Signature(z["N"], 2, z["d"], z["Np"], z["dp"]),
+          (Variant("as printed, causal", build("causal", False), where=SAME_WIDTH),
+           Variant("as printed, circular", build("circular", False), where=NO_PADDING),
+           Variant("as printed, causal, any d'", build("causal", False), expect="fails",
+                   note="extra channels (d' > d) left by f reach g's output through W"),
+           Variant("as printed, circular, N' > N", build("circular", False), expect="fails", where=SAME_WIDTH,
+                   note="rows >= N left by f wrap round to the top in g's circular convolution"),
+           Variant("corrected, causal", build("causal", "auto"),
+                   note="one masking layer between f and g, only where d' > d"),
+           Variant("corrected, circular", build("circular", "auto"),
+                   note="one masking layer between f and g where N' > N or d' > d")),
+          HYPOTHESES),
+]
+
+if __name__ == "__main__":
+    for v in verify(CLAIMS[0]):
+        print(v.id, v.name, v.variant, v.scope, v.verdict, v.failure.describe() if v.failure else "")
