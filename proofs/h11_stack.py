@@ -47,8 +47,8 @@ def build(conv, reset):
 CLAIMS = [
     Claim("H.11", "stacking", "running f's then g's layers computes g(f(u)), with L1 + L2 layers",
           SIZES, lambda z: Signature(z["N"], 2, z["d"], z["Np"], z["dp"]),
-          (Variant("as printed, causal", build("causal", False), where=SAME_WIDTH),
-           Variant("as printed, circular", build("circular", False), where=NO_PADDING),
+          (Variant("as printed, causal, d' = d", build("causal", False), where=SAME_WIDTH),
+           Variant("as printed, circular, no padding", build("circular", False), where=NO_PADDING),
            Variant("as printed, causal, any d'", build("causal", False), expect="fails",
                    note="extra channels (d' > d) left by f reach g's output through W"),
            Variant("as printed, circular, N' > N", build("circular", False), expect="fails", where=SAME_WIDTH,

@@ -10,7 +10,7 @@ Filter spectra are computed once per stack by :func:`prepare`.
 Example:
     >>> import numpy as np
     >>> from symconv.constructions.shifts import shift_down
-    >>> run(shift_down(4, 1, 1), np.arange(4.0).reshape(4, 1))[:, 0].tolist()
+    >>> run(shift_down(4, 1, 1), np.arange(4.0).reshape(4, 1))[:, 0].round(12).tolist()
     [0.0, 0.0, 1.0, 2.0]
 """
 from __future__ import annotations

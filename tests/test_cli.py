@@ -1,0 +1,90 @@
+"""The ``symconv`` command and the README's worked example."""
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from symconv.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_verify_json_records(capsys):
+    assert main(["verify", "H.9", "--max-size", "5", "--format", "json"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert {r["variant"] for r in records} == {"as printed", "printed call"}
+    for r in records:
+        for key in ("id", "name", "variant", "verdict", "scope", "signature_claimed", "signature_built",
+                    "seconds", "failure"):
+            assert key in r
+        assert r["id"] == "H.9" and r["name"] == "add_n" and r["scope"] == "sizes <= 5"
+    bad = next(r for r in records if r["variant"] == "printed call")
+    assert bad["verdict"] == "fails" and bad["ok"] and bad["failure"]["position"] == [1, 0]
+    good = next(r for r in records if r["variant"] == "as printed")
+    assert good["verdict"] == "holds" and good["failure"] is None
+
+
+def test_verify_table_and_markdown(capsys):
+    assert main(["verify", "shift_up", "--max-size", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "as printed, ⊛ circular" in out and "fails at sizes" in out and "step Y0" in out
+    assert main(["verify", "H.7", "--max-size", "3", "--format", "markdown"]) == 0
+    assert capsys.readouterr().out.startswith("| id")
+
+
+def test_verify_exits_1_when_a_verdict_differs_from_the_record(tmp_path, capsys):
+    proof = tmp_path / "h99_wrong.py"
+    proof.write_text(
+        "from symconv import Claim, Instance, SizeParam, Variant, sym\n"
+        "from symconv.constructions.shifts import shift_down\n"
+        "def build(z):\n"
+        "    y = sym('y', z['N'])\n"
+        "    return Instance(y, shift_down(z['N'], 1), y)\n"
+        "CLAIMS = [Claim('H.99', 'wrong', 'claims the identity', (SizeParam('N', 2),), None,\n"
+        "                (Variant('corrected', build),))]\n")
+    assert main(["verify", "--proofs", str(tmp_path), "--max-size", "3"]) == 1
+    assert "recorded: holds" in capsys.readouterr().out
+
+
+def test_unknown_claim_is_a_clear_error(capsys):
+    assert main(["verify", "H.404"]) == 2
+    assert "IDS: no claim 'H.404'" in capsys.readouterr().err
+
+
+def test_bench_core_reports_records_with_targets(capsys):
+    main(["bench", "core", "--n", "8", "--log2N", "10", "--d", "2", "--repeat", "1", "--format", "json"])
+    records = json.loads(capsys.readouterr().out)
+    assert len(records) == 2
+    for r in records:
+        assert set(r) >= {"name", "value", "target", "ok"} and r["value"] > 0
+
+
+def test_console_script_runs():
+    out = subprocess.run([sys.executable, "-m", "symconv.cli", "verify", "H.8", "--max-size", "3"],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert "shift_down" in out.stdout
+
+
+def test_readme_worked_example_holds(capsys):
+    readme = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
+    example = next(b for b in blocks if "def build" in b)
+    namespace = {}
+    exec(compile(example, "README.md", "exec"), namespace)  # our own README, not user input
+    assert capsys.readouterr().out.strip() == "holds"
+    (v,) = namespace["verify"](namespace["claim"], max_size=10)
+    assert v.sizes_checked == 9 and v.failure is None
+
+
+def test_readme_quickstart_matches_ci():
+    readme = (ROOT / "README.md").read_text()
+    quick = re.search(r"## Quickstart\n\n```sh\n(.*?)```", readme, re.S).group(1).strip().splitlines()
+    assert len(quick) == 2 and "symconv verify" in quick[0]
+    test_cmd = quick[1]
+    ci = (ROOT / ".ci" / "run").read_text()
+    for part in test_cmd.split(" && "):
+        assert part in ci
