@@ -19,6 +19,7 @@ from symconv.blocks import reverse, rows
 from symconv.claims import NumericCase
 from symconv.constructions.shifts import shift_down, shift_up, shift_up_as_printed
 from symconv.dependency import generic_dependencies, missing, shift_up_pattern
+from symconv.parametric import X, Description, PLayer, gt, pones, psym, pzeros
 
 SIZES = (SizeParam("N", 1), SizeParam("s", 0), SizeParam("d", 1, 2))
 HYPOTHESES = (Hypothesis("0 <= s < N", lambda z: 0 <= z["s"] < z["N"]),)
@@ -80,6 +81,31 @@ def numeric_up(N, d, batch, rng):
     return NumericCase(shift_up(N, s, d), rng.standard_normal((batch, N, d)), reference, {"N": N, "s": s, "d": d})
 
 
+def describe_down(z):
+    """shift_down with N and s as symbols: X^s·y(X), truncated below X^N."""
+    N, s = z["N"], z["s"]
+    y = psym("y", N)
+    return Description(y, (PLayer(X**s, 1),), pzeros(s) | y.rows(0, N - s), facts=(gt(N, s),))
+
+
+def describe_printed(circ):
+    """The printed route without its claimed states (the reversal is not a block shift)."""
+    def d(z):
+        N, s = z["N"], z["s"]
+        y = psym("y", N)
+        layers = (PLayer(X**0, 1, conv=circ), PLayer(X**s, 1), PLayer(X**0, 1, conv=circ))
+        return Description(y, layers, y.rows(s, N) | pzeros(s), facts=(gt(N, s),))
+    return d
+
+
+def describe_up(z):
+    """The corrected shift_up: (1^{N-s} | 0^s) ⊙ (X^{N-s}·y(X) mod X^N − 1)."""
+    N, s = z["N"], z["s"]
+    y = psym("y", N)
+    layer = PLayer(X**(N - s), pones(N - s) | pzeros(s), conv="circular")
+    return Description(y, (layer,), y.rows(s, N) | pzeros(s), facts=(gt(N, s),))
+
+
 def causal_reach(N, s, L):
     """Pairs (output row, input row) shift_up needs that no L-layer causal stack has."""
     return missing(shift_up_pattern(N, s), generic_dependencies(N, L, "causal"))
@@ -88,14 +114,16 @@ def causal_reach(N, s, L):
 CLAIMS = [
     Claim("H.8", "shift_down", "shift_down(y, s): every channel moved down by s rows, in one layer",
           SIZES, lambda z: Signature(z["N"], 1, z["d"], z["N"], z["d"]),
-          (Variant("construction", build_down, numeric=numeric_down),), HYPOTHESES),
+          (Variant("construction", build_down, numeric=numeric_down, parametric=describe_down),), HYPOTHESES),
     Claim("H.8", "shift_up", "shift_up(y, s): every channel moved up by s rows, in three layers",
           SIZES, lambda z: Signature(z["N"], 3, z["d"], z["N"], z["d"]),
           (Variant("as printed, ⊛ circular", build_printed("circular"), expect="fails",
+                   parametric=describe_printed("circular"),
                    note="a convolution with e_0 is the identity, not a reversal; the route computes shift_down"),
            Variant("as printed, ⊛ causal", build_printed("causal"), expect="fails",
+                   parametric=describe_printed("causal"),
                    note="same route with ⊛ read as the causal product"),
-           Variant("corrected", build_up, numeric=numeric_up,
+           Variant("corrected", build_up, numeric=numeric_up, parametric=describe_up,
                    note="one circular layer (1^{N-s} | 0^s) ⊙ (e_{N-s} ⊛ y); no causal stack can shift up")),
           HYPOTHESES),
 ]

@@ -15,6 +15,7 @@ both bias slots.  Taken literally, S + x comes out as S + x + 1^n; the variant
 from symconv import Claim, Hypothesis, Instance, Signature, SizeParam, Step, Variant, ones, sym, verify, zeros
 from symconv.claims import NumericCase
 from symconv.constructions.sums import add_n
+from symconv.parametric import X, Description, PLayer, PStep, ge, pones, psym, pzeros
 
 SIZES = (SizeParam("n", 1), SizeParam("N", 2), SizeParam("d", 1, 2))
 HYPOTHESES = (Hypothesis("2n <= N (x and S inside y)", lambda z: 2 * z["n"] <= z["N"]),)
@@ -44,12 +45,31 @@ def numeric(N, d, batch, rng):
     return NumericCase(add_n(n, N, d), rng.standard_normal((batch, N, d)), reference, {"n": n, "N": N, "d": d})
 
 
+def describe(literal_call):
+    """The same two layers with n and N left as symbols (checked for all sizes)."""
+    def d(z):
+        n, N = z["n"], z["N"]
+        x, S, rest = psym("x", n), psym("S", n), pzeros(N - 2 * n)
+        y = x | S | rest
+        z1 = pzeros(n) | S + x | rest
+        out = pones(n) | S + x | rest
+        b21 = pones(n) | pones(n) | rest                      # (1^n | 1^n | 0…)
+        b22 = b21 if literal_call else pones(n) | pzeros(N - n)
+        layer1 = PLayer(1 + X**n, pzeros(n) | pones(n) | rest)  # h¹(X) = X^n + 1
+        layer2 = PLayer(X**0, b21, b22)                       # h² = e_0
+        return Description(y, (layer1, layer2), out, (PStep("z¹", 1, z1), PStep("z", 2, out)),
+                           facts=(ge(N, 2 * n),))
+    return d
+
+
 CLAIMS = [
     Claim("H.9", "add_n", "add_n(y : x, S) = (1^n | S + x | 0…) in two layers",
           SIZES, lambda z: Signature(z["N"], 2, z["d"], z["N"], z["d"]),
-          (Variant("as printed", build(False), numeric=numeric, note="layer parameters h², b²₁, b²₂ as displayed"),
+          (Variant("as printed", build(False), numeric=numeric, note="layer parameters h², b²₁, b²₂ as displayed",
+                   parametric=describe(False)),
            Variant("printed call", build(True), expect="fails",
-                   note="BaseConv(z¹, 0, h², b²₁, b²₁) passes b²₁ as the second bias")),
+                   note="BaseConv(z¹, 0, h², b²₁, b²₁) passes b²₁ as the second bias",
+                   parametric=describe(True))),
           HYPOTHESES),
 ]
 

@@ -114,6 +114,12 @@ class Block:
     def __repr__(self) -> str:
         return f"Block({self.name or '?'}, shape={self.shape})"
 
+    def _repr_latex_(self) -> str:
+        """Jupyter: the entries as a column vector (see :mod:`symconv.latex`)."""
+        from .latex import block_latex
+
+        return "$" + block_latex(self) + "$"
+
 
 def _to_sympy(v: Any, where: str) -> sympy.Expr:
     if isinstance(v, sympy.Basic):

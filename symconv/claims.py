@@ -110,6 +110,7 @@ class Variant:
     expect: str = "holds"
     note: str = ""
     numeric: Callable[..., NumericCase] | None = None
+    parametric: Callable[..., Any] | None = None  # size symbols -> symconv.parametric.Description
     where: Hypothesis | None = None
 
     def applies(self, sizes: Mapping[str, int]) -> bool:
@@ -201,11 +202,18 @@ class Verdict:
     failure: Failure | None = None
     steps: tuple = ()
     note: str = ""
+    parametric: str = ""  # the all-sizes check: what it proved, or the comparison it left open
 
     @property
     def ok(self) -> bool:
         """The verdict is the one the proof file records."""
         return self.verdict == self.expect
+
+    def _repr_markdown_(self) -> str:
+        """Jupyter: one line with verdict, scope and failure (see :mod:`symconv.latex`)."""
+        from .latex import verdict_markdown
+
+        return verdict_markdown(self)
 
     def as_dict(self) -> dict:
         d = asdict(self)
@@ -351,6 +359,13 @@ def _verify_variant(claim: Claim, variant: Variant, sweep: list[dict], scope: st
     if claim.claimed is not None:
         sig_claimed = str(claim.claimed(shown))
     sig_built = str(variant.build(shown).stack.signature) if failure else sig_built
+    pnote = ""
+    if getattr(variant, "parametric", None) is not None:
+        from .parametric.scope import all_sizes  # lazy: the block algebra is optional
+
+        pscope, pnote = all_sizes(claim, variant, sweep, failure is not None)
+        where = getattr(variant, "where", None)
+        scope = (pscope + (f" with {where.text}" if where is not None else "")) if pscope else scope
     return Verdict(
         id=claim.id,
         name=claim.name,
@@ -366,4 +381,5 @@ def _verify_variant(claim: Claim, variant: Variant, sweep: list[dict], scope: st
         failure=failure,
         steps=tuple(step_fail[k] for k in step_order),
         note=variant.note,
+        parametric=pnote,
     )

@@ -236,6 +236,12 @@ class Stack:
     def modes(self) -> set[str]:
         return {l.conv for l in self.layers}
 
+    def _repr_latex_(self) -> str:
+        """Jupyter: the layers as equations (see :mod:`symconv.latex`)."""
+        from .latex import stack_latex
+
+        return "$$" + stack_latex(self) + "$$"
+
 
 def compose(*stacks: Stack, reset: bool | str = False) -> Stack:
     """Stack models in application order: ``compose(f, g)`` computes g(f(u)).

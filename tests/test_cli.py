@@ -20,7 +20,7 @@ def test_verify_json_records(capsys):
         for key in ("id", "name", "variant", "verdict", "scope", "signature_claimed", "signature_built",
                     "seconds", "failure"):
             assert key in r
-        assert r["id"] == "H.9" and r["name"] == "add_n" and r["scope"] == "sizes <= 5"
+        assert r["id"] == "H.9" and r["name"] == "add_n" and r["scope"] == "all sizes"  # issue 6
     bad = next(r for r in records if r["variant"] == "printed call")
     assert bad["verdict"] == "fails" and bad["ok"] and bad["failure"]["position"] == [1, 0]
     good = next(r for r in records if r["variant"] == "as printed")

@@ -53,6 +53,9 @@ def render(verdicts: list[Verdict], fmt: str) -> str:
             where = f"layers {s.first_layer}-{s.last_layer}" if s.last_layer > s.first_layer else f"layer {s.last_layer}"
             status = "holds" if s.holds else "fails " + s.failure.describe()
             notes.append(f"  step {s.label} ({where}, from the claimed previous state): {status}")
+    for v in verdicts:  # the all-sizes check left a comparison open or found a mismatch
+        if getattr(v, "parametric", "") and not v.scope.startswith("all sizes"):
+            notes.append(f"{v.id} {v.name} [{v.variant}] scope {v.scope}: {v.parametric}")
     sep = "\n\n" if fmt == "table" else "\n\n```\n"
     end = "" if fmt == "table" else "\n```"
     return table + (sep + "\n".join(notes) + end if notes else "")

@@ -1,0 +1,217 @@
+"""Prop. H.12: BaseConv and Hyena simulate each other.
+
+Hyena (symconv.hyena, the working definition): z^ℓ = p^ℓ ⊙ (h^ℓ * z^{ℓ−1}) with
+p^ℓ = u·W^ℓ + b^ℓ, an affine map of the original input u, row by row.
+
+Hyena → BaseConv, claimed: an (N, L, d, N', d) Hyena model is an
+(N, 5L, d, N' + N, d) BaseConv model.  The printed proof makes
+u_BC = (u | 0^{N'−N} | u) with one layer, then applies
+remember_{N,N,N'−N,N'−N}(u_BC : z^{ℓ−1}, u, h^ℓ, p^ℓ) (Prop. H.10) per layer,
+claiming z^ℓ_BC = (z^ℓ | 0 | u).  Three things stand in the way: remember's
+gate p is a layer parameter, so p^ℓ = Linear(u) can only enter as a constant
+(W^ℓ = 0); remember's hypothesis n + m + s + t ≤ N' + N reads 2N' ≤ N' + N, so
+only N' = N is covered; and remember as printed fails (see h10_remember.py).
+The printed route is checked here for constant projections and N' = N: it fails.
+
+Corrected (symconv.constructions.hyena.baseconv_from_hyena): 3L + 1 layers on
+N' + N rows holding slots A = [0, N), B = [N, 2N), C = [2N, 3N): a prep layer
+(u | u | 0); per Hyena layer a causal conv layer (0 | u | h^ℓ * z), then a
+circular gate layer that rolls every row up by N and gates with W^ℓ and
+b1 = (1 | b^ℓ | 0), giving (u | z^ℓ | 0) (a swap layer (u | z) → (z | u)
+precedes the conv from the second layer on); a last layer brings z^L up to
+rows [0, N).  It needs N' + N ≥ 3N, i.e. N' ≥ 2N: in this scheme the gate
+layer writes p^ℓ ⊙ (…) on the rows where u sits (the gate reads its own row),
+so keeping u needs N zero rows besides u and h^ℓ * z.  For N ≤ N' < 2N it runs
+on 3N rows instead; whether 5L layers on N' + N < 3N rows can do it is left open.
+
+BaseConv → Hyena, claimed: L Hyena layers compute an L-layer BaseConv model,
+layer ℓ taking projection (W^ℓ, b₁^ℓ) and filter h^ℓ of BaseConv layer ℓ, each
+projection reading the previous output (a chain of one-layer Hyena models).
+The printed induction drops b₂: BaseConv computes (zW + b₁) ⊙ (h * z + b₂).
+It fails whenever some b₂ ≠ 0 (a Hyena layer maps 0 to 0, BaseConv maps it to
+b₁ ⊙ b₂); it holds for b₂ = 0.  Read as one L-layer Hyena model whose
+projections all read the original input (the definition above), it fails for
+L ≥ 2: layer 2's gate must be affine in z¹, not in u.
+"""
+import numpy as np
+
+from symconv import Block, Claim, Hypothesis, Instance, Signature, SizeParam, Step, Variant, sym, verify
+from symconv.claims import NumericCase
+from symconv.constructions.hyena import (baseconv_from_hyena, baseconv_from_hyena_as_printed,
+                                         hyena_from_baseconv)
+from symconv.hyena import HyenaLayer, HyenaStack, evaluate as hyena_eval, evaluate_nested
+from symconv.model import Layer, Stack
+
+SIZES = (SizeParam("N", 1, 3), SizeParam("Np", 1, 6), SizeParam("L", 1, 3), SizeParam("d", 1, 2))
+SIZES_SQUARE = (SizeParam("N", 1, 3), SizeParam("L", 1, 3), SizeParam("d", 1, 2))
+N_LE_NP = Hypothesis("N <= N'", lambda z: z["N"] <= z["Np"])
+WIDE = Hypothesis("N' >= 2N (symconv's construction)", lambda z: z["Np"] >= 2 * z["N"])
+NARROW = Hypothesis("N' < 2N", lambda z: z["Np"] < 2 * z["N"])
+SMALL = Hypothesis("sweep bound: N·L <= 4 and d·L <= 4", lambda z: z["N"] * z["L"] <= 4 and z["d"] * z["L"] <= 4)
+
+
+def zero(shape):
+    return np.zeros(shape, dtype=int).astype(object)
+
+
+# ---------------------------------------------------------------- Hyena → BaseConv
+
+def hyena_model(z, Np=None, constant=False):
+    """An (N, L, d, N', d) Hyena model with symbolic filters h^ℓ (N×d), W^ℓ (d×d), b^ℓ (N'×d)."""
+    N, L, d = z["N"], z["L"], z["d"]
+    Np = z["Np"] if Np is None else Np
+    layers = tuple(
+        HyenaLayer(W=zero((d, d)) if constant else sym(f"W{l}", d, d).entries,
+                   b=sym(f"b{l}", Np, d).entries, h=sym(f"h{l}", N, d).entries, label=f"layer {l}")
+        for l in range(1, L + 1))
+    return HyenaStack(N, d, layers, N_int=Np, name=f"Hyena(L={L})")
+
+
+def slots(M, d, *parts):
+    """An M×d block holding each (row, block) of ``parts``."""
+    a = zero((M, d))
+    for row, b in parts:
+        a[row: row + b.n] = b.entries
+    return Block(a, " + ".join(f"{b.name}@{r}" for r, b in parts))
+
+
+def build_hyena_to_baseconv(z):
+    N, d = z["N"], z["d"]
+    model = hyena_model(z)
+    u = sym("u", N, d)
+    stack = baseconv_from_hyena(model, N_int=max(z["Np"] + N, 3 * N))
+    outs = [hyena_eval(HyenaStack(N, d, model.layers[:l], N_int=model.N_int), u) for l in range(1, model.L + 1)]
+    M = stack.N_int
+    steps = [Step("prep: (u | u | 0)", 1, slots(M, d, (0, u), (N, u)))]
+    for l, out in enumerate(outs, start=1):
+        steps.append(Step("z^ℓ: (u | z^ℓ_Hyena | 0)", 3 * l, slots(M, d, (0, u), (N, out))))
+    return Instance(u, stack, outs[-1], tuple(steps))
+
+
+def build_printed_route(shift_up):
+    def build(z):
+        N, d = z["N"], z["d"]
+        model = hyena_model(z, Np=N, constant=True)
+        u = sym("u", N, d)
+        stack = baseconv_from_hyena_as_printed(model, shift_up=shift_up)
+        per = 5 if shift_up == "H.8" else 3
+        steps = [Step("u_BC = (u | 0^{N'-N} | u)", 1, slots(2 * N, d, (0, u), (N, u)))]
+        out = None
+        for l in range(1, model.L + 1):
+            out = hyena_eval(HyenaStack(N, d, model.layers[:l]), u)
+            steps.append(Step("z^ℓ_BC = (z^ℓ_Hyena | u)", 1 + per * l, slots(2 * N, d, (0, out), (N, u))))
+        return Instance(u, stack, out, tuple(steps))
+    return build
+
+
+def hyena_numeric(N, d, batch, rng, L=2, K=128):
+    """Hyena (N' = 2N, L layers, filters of K taps) against its direct definition."""
+    Np, K = 2 * N, min(K, N)
+    layers = tuple(HyenaLayer(W=rng.standard_normal((d, d)) / np.sqrt(d), b=rng.standard_normal((Np, d)),
+                              h=rng.standard_normal((K, d)) / np.sqrt(K)) for _ in range(L))
+    model = HyenaStack(N, d, layers, N_int=Np)
+    u = rng.standard_normal((batch, N, d))
+
+    def reference(u):
+        z = u
+        for l in layers:
+            conv = z * 0
+            for k in range(K):  # (h * z)[i] = Σ_k h[k]·z[i−k]
+                conv[:, k:] += l.h[k].astype(float) * z[:, : N - k]
+            z = (u @ l.W.astype(float) + l.b[:N].astype(float)) * conv
+        return z
+
+    return NumericCase(baseconv_from_hyena(model), u, reference, dict(N=N, Np=Np, L=L, d=d, K=K))
+
+
+# ---------------------------------------------------------------- BaseConv → Hyena
+
+def baseconv_model(z, with_b2=True):
+    """An (N, L, d, N, d) BaseConv model with symbolic W, h, b1 (and b2)."""
+    N, L, d = z["N"], z["L"], z["d"]
+    layers = tuple(
+        Layer(W=sym(f"W{l}", d, d).entries, h=sym(f"h{l}", N, d).entries, b1=sym(f"c{l}", N, d).entries,
+              b2=sym(f"e{l}", N, d).entries if with_b2 else [[0]], label=f"layer {l}")
+        for l in range(1, L + 1))
+    return Stack(N, d, layers, name=f"BaseConv(L={L})")
+
+
+def build_baseconv_to_hyena(with_b2, chain=True):
+    def build(z):
+        stack = baseconv_model(z, with_b2)
+        u = sym("u", z["N"], z["d"])
+        models = hyena_from_baseconv(stack, drop_b2=True)
+        if chain:
+            outs = evaluate_nested(models, u)
+        else:  # one L-layer Hyena model: every projection reads the original input
+            one = HyenaStack(z["N"], z["d"], tuple(m.layers[0] for m in models))
+            outs = [hyena_eval(HyenaStack(z["N"], z["d"], one.layers[:l]), u) for l in range(1, one.L + 1)]
+        steps = tuple(Step("z^ℓ_BaseConv = Hyena^ℓ(u)", l, o) for l, o in enumerate(outs, start=1))
+        return Instance(u, stack, outs[-1], steps)
+    return build
+
+
+def baseconv_numeric(N, d, batch, rng, L=2, K=128):
+    """An L-layer BaseConv model with b2 = 0 against the direct definition of its Hyena chain."""
+    K = min(K, N)
+    layers = tuple(Layer(W=rng.standard_normal((d, d)) / np.sqrt(d), h=rng.standard_normal((K, d)) / np.sqrt(K),
+                         b1=rng.standard_normal((N, d)), b2=[[0.0]]) for _ in range(L))
+    stack = Stack(N, d, layers)
+    u = rng.standard_normal((batch, N, d))
+
+    def reference(u):
+        z = u
+        for l in layers:  # Hyena(z) = (z·W + b1) ⊙ (h * z), its projection reading its own input
+            conv = z * 0
+            for k in range(K):
+                conv[:, k:] += l.h[k].astype(float) * z[:, : N - k]
+            z = (z @ l.W.astype(float) + l.b1.astype(float)) * conv
+        return z
+
+    return NumericCase(stack, u, reference, dict(N=N, L=L, d=d, K=K))
+
+
+def claimed_5L(z):
+    return Signature(z["N"], 5 * z["L"], z["d"], z["Np"] + z["N"], z["d"])
+
+
+CLAIMS = [
+    Claim("H.12", "Hyena -> BaseConv",
+          "an (N, L, d, N', d) Hyena model is an (N, 5L, d, N'+N, d) BaseConv model (here N' >= 2N)",
+          SIZES, claimed_5L,
+          (Variant("corrected", build_hyena_to_baseconv, numeric=hyena_numeric,
+                   note="3L+1 layers on N'+N rows: prep, then (swap,) conv, gate per layer, then read-out"),),
+          (N_LE_NP, WIDE, SMALL)),
+    Claim("H.12", "Hyena -> BaseConv (N' < 2N)",
+          "the same for N <= N' < 2N, where N'+N rows are too few for symconv's construction",
+          SIZES, claimed_5L,
+          (Variant("corrected, on 3N rows", build_hyena_to_baseconv, numeric=hyena_numeric,
+                   note="runs on 3N > N'+N rows: a larger internal length than claimed"),),
+          (N_LE_NP, NARROW, SMALL)),
+    Claim("H.12", "Hyena -> BaseConv (printed route)",
+          "prep layer, then remember_{N,N,0,0} per layer (N' = N, constant projections p^ℓ = b^ℓ)",
+          SIZES_SQUARE, lambda z: Signature(z["N"], 5 * z["L"], z["d"], 2 * z["N"], z["d"]),
+          (Variant("as printed", build_printed_route("H.8"), expect="fails",
+                   note="1 + 5L layers; fails at remember's z² (Prop. H.10)"),
+           Variant("as printed, working shift_up", build_printed_route("working"), expect="fails",
+                   note="remember's last three layers replaced by one working shift_up: still fails")),
+          (SMALL,)),
+    Claim("H.12", "BaseConv -> Hyena",
+          "an L-layer BaseConv model is computed by L Hyena layers, Hyena(…Hyena(u))",
+          SIZES_SQUARE, lambda z: Signature(z["N"], z["L"], z["d"], z["N"], z["d"]),
+          (Variant("as printed", build_baseconv_to_hyena(True), expect="fails",
+                   note="symbolic b2: the printed induction drops the bias inside the convolution"),
+           Variant("corrected (b2 = 0)", build_baseconv_to_hyena(False), numeric=baseconv_numeric,
+                   note="a chain of one-layer Hyena models, projection (W, b1), filter h"),
+           Variant("one L-layer Hyena (b2 = 0)", build_baseconv_to_hyena(False, chain=False), expect="fails",
+                   note="projections of the original input cannot gate layer 2 by z¹")),
+          (SMALL,)),
+]
+
+if __name__ == "__main__":
+    for claim in CLAIMS:
+        for v in verify(claim, max_size=8):
+            print(v.id, v.name, "|", v.variant, v.verdict, v.signature_claimed, v.signature_built, v.seconds,
+                  v.failure.describe() if v.failure else "")
+            for st in v.steps:
+                print("   ", st.label, "holds" if st.holds else "fails " + st.failure.describe())

@@ -1,0 +1,78 @@
+"""Def. H.17 and Lemma H.18: BaseConv computes kaleidoscope matrices M ∈ (BB*)^w_e.
+
+Sizes: u ∈ R^{n×d} with row-major form x; n, d >= 2 powers of two; e a power
+of two (the expansion; the butterflies act on R^{end}); w >= 1 the width.
+
+M = S·E·Sᵀ is the top-left nd×nd corner of E = E_w ⋯ E₁, each E_i = M₁M₂ᵀ with
+M₁, M₂ butterfly matrices of size end (2·log(end) factor matrices).  The
+padded vector (x, 0) is the row-major form of the en×d state holding u in its
+top n rows, so the proof's route works as stated: compile E's 2w·log(end)
+factor matrices on that state (Lemma H.16 and Lemma H.11) and read the top n
+rows.  Built: L = 2w·(log d + 2·log(en)) + 1 layers, N' = en, d' = 3d
+(the lemma states d' = d; the three channel blocks hold the three terms of
+each factor).  The proof's count, with H.16 (2)'s five layers per factor,
+is 10·w·log(end); that is the "claimed" L shown.
+
+The symbolic sweep is bounded by w·e·n·d <= 8 (a bound on the sweep, not a
+hypothesis of the lemma); the numeric cross-check runs up to end = 2^20.
+"""
+from symconv import Claim, Hypothesis, Instance, Signature, SizeParam, Variant, sym, verify
+from symconv.blocks import from_array
+from symconv.claims import NumericCase
+from symconv.constructions.butterfly import from_row_major, is_pow2, log2, row_major
+from symconv.constructions.kaleidoscope import (compile_kaleidoscope, kaleidoscope_layer_count,
+                                                random_kaleidoscope, symbolic_kaleidoscope)
+
+SIZES = (SizeParam("n", 2, 4), SizeParam("d", 2, 4), SizeParam("e", 1, 2), SizeParam("w", 1, 2))
+HYP = (Hypothesis("n, d >= 2 powers of two; e a power of two", lambda z: all(is_pow2(z[p]) for p in "nde")
+                  and z["n"] >= 2 and z["d"] >= 2),
+       Hypothesis("sweep bound w·e·n·d <= 8", lambda z: z["w"] * z["e"] * z["n"] * z["d"] <= 8))
+
+
+def build(z):
+    n, d, e, w = z["n"], z["d"], z["e"], z["w"]
+    K = symbolic_kaleidoscope(n * d, e, w, "k")
+    u = sym("u", n, d)
+    expected = from_array(from_row_major(K.apply(row_major(u.entries)), n, d), "M·x")
+    return Instance(u, compile_kaleidoscope(K, n, d), expected)
+
+
+def numeric(N, d, batch, rng, e=2, w=1):
+    """M ∈ (BB*)^1_2 with random butterfly entries, n the largest power of two <= N."""
+    n = 1 << max(1, int(N).bit_length() - 1)
+    d = 1 << max(0, int(d).bit_length() - 1)
+    K = random_kaleidoscope(n * d, e, w, rng)
+
+    def reference(u):
+        return from_row_major(K.apply(row_major(u)), n, d)
+    return NumericCase(compile_kaleidoscope(K, n, d), rng.standard_normal((batch, n, d)), reference,
+                       {"n": n, "d": d, "e": e, "w": w})
+
+
+def claimed(z):
+    n, d, e, w = z["n"], z["d"], z["e"], z["w"]
+    return Signature(n, 10 * w * log2(e * n * d), d, e * n, d)
+
+
+CLAIMS = [
+    Claim("H.18", "kaleidoscope",
+          "M·x for M ∈ (BB*)^w_e (nd×nd) with L = O(w log(end)), N' = en, d' = d",
+          SIZES, claimed,
+          (Variant("construction", build, numeric=numeric,
+                   note="2w·(log d + 2 log(en)) + 1 layers, N' = en, d' = 3d"),),
+          HYP),
+]
+
+
+def layer_table(cases=((2, 2, 1, 1), (4, 4, 2, 2), (32, 32, 1, 1), (16, 16, 4, 3), (512, 2, 1, 4))):
+    """Exact layers against the proof's 10·w·log(end) and the order w·log(end)."""
+    return [{"n": n, "d": d, "e": e, "w": w, "end": e * n * d, "L": kaleidoscope_layer_count(n, d, e, w),
+             "w·log(end)": w * log2(e * n * d), "proof 10·w·log(end)": 10 * w * log2(e * n * d),
+             "N'": e * n, "d'": 3 * d} for n, d, e, w in cases]
+
+
+if __name__ == "__main__":
+    from tabulate import tabulate
+    print(tabulate(layer_table(), headers="keys"))
+    for v in verify(CLAIMS[0], max_size=8):
+        print(v.id, v.name, v.variant, v.verdict, v.seconds, v.failure.describe() if v.failure else "")

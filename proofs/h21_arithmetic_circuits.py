@@ -1,0 +1,228 @@
+"""Theorem H.21: any (nd, s, Δ, w) arithmetic circuit has an (N, Δ', d, N', d') BaseConv model
+with N = n, Δ' = O(Δ log w), N' = O(w), d' = d.
+
+Sizes.  The circuit reads x, the row-major form of u ∈ R^{n×d}, and writes its
+outputs row-major into the n×d output.
+
+Proof, as symconv follows it (symconv.constructions.arithmetic):
+
+1. Layer the circuit (symconv.circuits.layering): layers of only linear gates
+   and layers of only multiplication gates, each gate as early as possible,
+   every wire carried to the last layer that reads it.  L_C ≤ 2Δ + 1.
+2. A linear layer z ↦ M''z (+ constants) is compiled by wire routing: copies
+   by monotone moves and doubling, a Beneš permutation, coefficients, doubling
+   sums, placement: O(log K) layers, K = O(w) the frame, d' = d.  The paper
+   calls Corollary H.20 here; the variant "linear layers by Cor. H.20" does
+   exactly that (symconv.constructions.linear_circuits.compile_matrix on the
+   row-major wire vector).  It holds too, but compile_matrix works on three
+   blocks of 2^⌈log d⌉ channels, so that route gives d' = 3·2^⌈log d⌉, not
+   d' = d.  The permutation R^ℓ of a multiplication layer is folded into the
+   linear layer before it (one matrix R^ℓ·M'' instead of two).
+3. A multiplication layer is one layer, (y·I) ⊙ (e_T * y + 1_{v3}), with
+   v2 | v1 | v3 laid out T rows apart (T = max(#gates, #carried)).
+
+Where following the proof literally does not give a working model: the
+multiplication step calls remember(y : v2, v3, e_0, v1) with y = (v2, v3, 0),
+after a projection that "extracts v1".  In Prop. H.10 the fourth argument p
+is a gate *parameter*; a model whose parameters are the data v1 is not a
+BaseConv model of u, and once the state is (v2 | v3 | 0) no later layer can
+see v1.  The variant "remember(y : v2, v3, e_0, p) as printed" builds exactly
+that (projection by a working shift_up, then Prop. H.10's corrected remember
+with a symbolic constant p) and fails: it computes p ⊙ v2, not v1 ⊙ v2.  The
+product must come from the data branch u·W of the gate, as in step 3.
+
+The claimed signature shown is the theorem's orders without constants:
+(n, Δ·⌈log₂ w⌉, d, w, d).  The built one is what the compiler produced;
+``python proofs/h21_arithmetic_circuits.py`` prints the ratios.
+"""
+import math
+from functools import lru_cache
+
+import numpy as np
+import sympy
+
+from symconv import Claim, Hypothesis, Instance, Signature, SizeParam, Variant, sym, verify, zeros
+from symconv.blocks import Block, from_array
+from symconv.circuits import (det3_circuit, evaluate, evaluate_numeric, horner_circuit, matmul_circuit,
+                              product_circuit, random_circuit)
+from symconv.claims import NumericCase
+from symconv.constructions.arithmetic import compile_arithmetic
+from symconv.constructions.remember import remember, required_length
+from symconv.constructions.shifts import shift_up
+from symconv.model import Stack
+from symconv.symbolic import make_ring
+
+D_SIZE = SizeParam("d", 1, 2)
+
+
+def claimed_for(circuit, n, d):
+    w, D = circuit.width, circuit.depth
+    return Signature(n, D * max(1, math.ceil(math.log2(max(w, 2)))), d, w, d)
+
+
+@lru_cache(maxsize=64)
+def compiled(key, n, d, merge=False, linear="routing"):
+    return compile_arithmetic(build_circuit(key), n, d, merge, linear=linear)
+
+
+def build_circuit(key):
+    kind, k = key
+    if kind == "xy":
+        return product_circuit(2)
+    if kind == "product":
+        return product_circuit(k)
+    if kind == "horner":
+        return horner_circuit(list(sympy.symbols(f"c0:{k + 1}")))
+    if kind == "matmul":
+        return matmul_circuit(k)
+    if kind == "det3":
+        return det3_circuit()
+    if kind == "random":
+        return random_circuit(2 * k, 2 * k, k, seed=k, n_outputs=min(2 * k, 4), sparse=True)
+    raise ValueError(kind)
+
+
+def expected_block(circuit, u: Block) -> Block:
+    """The circuit's polynomials on u's row-major entries, row-major in an n×d block, exactly."""
+    n, d = u.shape
+    R = make_ring(u.free_symbols() | set().union(*(getattr(g.c0, "free_symbols", set()) for g in circuit.gates)))
+    from symconv.circuits import evaluate_ring
+
+    vals = evaluate_ring(circuit, R, [R.from_expr(v) for v in u.entries.reshape(-1)])
+    out = np.zeros(n * d, dtype=object)
+    out[...] = 0
+    for k, v in enumerate(vals):
+        out[k] = v.as_expr()
+    return from_array(out.reshape(n, d))
+
+
+def instance(key, n, d, merge=False, linear="routing"):
+    cc = compiled(key, n, d, merge, linear)
+    u = sym("u", n, d)
+    return Instance(u, cc.stack, expected_block(cc.circuit, u))
+
+
+def numeric_for(kind):
+    """Numeric cases at scale: the product of N inputs (width N), or a random circuit of width ≈ N."""
+    def numeric(N, d, batch, rng):
+        n = max(1, N // d)
+        if kind == "product":
+            c = product_circuit(n * d)
+            X = rng.uniform(0.9, 1.1, size=(batch, n * d))
+        else:
+            c = random_circuit(n * d, n * d, 3, seed=1, n_outputs=min(n * d, 16), sparse=True)
+            X = rng.uniform(-1.0, 1.0, size=(batch, n * d))
+        cc = compile_arithmetic(c, n, d)
+
+        def reference(u):
+            u = np.asarray(u)
+            B = u.shape[0]
+            vals = evaluate(c, [u[:, i // d, i % d] for i in range(n * d)])
+            out = np.zeros((B, n * d), dtype=u.dtype)
+            for k, v in enumerate(vals):
+                out[:, k] = v
+            return out.reshape(B, n, d)
+        return NumericCase(cc.stack, X.reshape(batch, n, d), reference, {"n": n, "d": d, "w": c.width})
+    return numeric
+
+
+def family(name, statement, key_of, n_of, sizes, hypotheses=(), numeric=None, extra=(), h20_where=None):
+    def build(s):
+        return instance(key_of(s), n_of(s), s.get("d", 1))
+
+    def claimed(s):
+        return claimed_for(build_circuit(key_of(s)), n_of(s), s.get("d", 1))
+    def build_h20(s):
+        return instance(key_of(s), n_of(s), s.get("d", 1), linear="H.20")
+    variants = (Variant("construction", build, note="layered as in the proof; R^ℓ folded into the linear layer",
+                        numeric=numeric),
+                Variant("linear layers by Cor. H.20", build_h20,
+                        note="the paper's route: each linear layer is compile_matrix(M''); d' = 3·2^⌈log d⌉, not d",
+                        where=h20_where)
+                ) + tuple(extra)
+    return Claim("H.21", name, statement, sizes, claimed, variants, hypotheses)
+
+
+# ---- the multiplication step as printed: remember(y : v2, v3, e_0, p) after projecting v1 away
+
+def printed_mult_layer(s):
+    """Input (v1 | v2 | v3 | 0); projection = shift_up by m (y = (v2 | v3 | 0)); remember with p constant."""
+    m, r = s["m"], s["r"]
+    N = max(2 * m + r, required_length(m, r, 0))
+    v1, v2, v3 = sym("v1", m), sym("v2", m), sym("v3", r)
+    y = v1 | v2 | v3 | zeros(N - 2 * m - r)
+    p = sym("p", m)                                   # the gate parameter of Prop. H.10
+    proj = shift_up(N, m)                             # (v2 | v3 | 0): v1 is gone
+    rem = remember(N, m, r, 0, 0, [[1]] + [[0]] * (m - 1), p.entries, N_int=N)
+    stack = Stack(N, 1, proj.layers + rem.layers, N, 1, name="projection ; remember(y : v2, v3, e_0, p)")
+    expected = (v1 * v2) | v3 | zeros(N - m - r)
+    return Instance(y, stack, expected)
+
+
+def working_mult_layer(s):
+    """The same input through symconv's one multiplication layer (after the routing to T-apart blocks)."""
+    from symconv.circuits import CircuitBuilder
+
+    m, r = s["m"], s["r"]
+    b = CircuitBuilder(2 * m + r)
+    outs = [b.mul(k, m + k) for k in range(m)] + list(range(2 * m, 2 * m + r))
+    c = b.build(outs)
+    N = 2 * m + r
+    cc = compile_arithmetic(c, N, 1)
+    v1, v2, v3 = sym("v1", m), sym("v2", m), sym("v3", r)
+    y = v1 | v2 | v3
+    return Instance(y, cc.stack, (v1 * v2) | v3 | zeros(N - m - r))
+
+
+MULT_SIZES = (SizeParam("m", 1, 3), SizeParam("r", 1, 2))
+
+CLAIMS = [
+    family("x·y", "x·y, the smallest circuit with a multiplication", lambda s: ("xy", 2),
+           lambda s: 2 // s["d"], (D_SIZE,)),
+    family("product", "x_0·…·x_{k−1} by a balanced tree (Δ = ⌈log₂ k⌉, w = k)", lambda s: ("product", s["k"]),
+           lambda s: s["k"] // s["d"], (SizeParam("k", 2, 8), D_SIZE),
+           (Hypothesis("d divides k", lambda s: s["k"] % s["d"] == 0),), numeric=numeric_for("product")),
+    family("Horner", "Σ c_i x^i by Horner's rule, symbolic coefficients c_i (Δ = 2k)",
+           lambda s: ("horner", s["k"]), lambda s: 1, (SizeParam("k", 1, 8),)),
+    family("matmul", "C = A·B for p×p matrices (inputs A | B row-major)", lambda s: ("matmul", s["p"]),
+           lambda s: 2 * s["p"] ** 2 // s["d"], (SizeParam("p", 1, 2), D_SIZE)),
+    family("det3", "the 3×3 determinant (cofactor expansion)", lambda s: ("det3", 0),
+           lambda s: 9 // s["d"], (SizeParam("d", 1, 3),),
+           (Hypothesis("d divides 9", lambda s: 9 % s["d"] == 0),)),
+    family("random", "random circuits: width 2k, depth k, 2k inputs (k = 1, 2, 4, 8: width up to 16)",
+           lambda s: ("random", s["k"]), lambda s: 2 * s["k"], (SizeParam("k", 1, 8),),
+           (Hypothesis("k a power of two", lambda s: s["k"] & (s["k"] - 1) == 0),),
+           numeric=numeric_for("random"), h20_where=Hypothesis("k <= 4 (time)", lambda s: s["k"] <= 4),
+           extra=(Variant("linear chains merged", lambda s: instance(("random", s["k"]), 2 * s["k"], 1, True),
+                          note="layering(merge_linear=True): consecutive linear gates as one affine map"),)),
+    Claim("H.21", "mult layer", "a layer of m multiplications v1 ⊙ v2 that keeps r carried wires v3",
+          MULT_SIZES, lambda s: Signature(2 * s["m"] + s["r"], math.ceil(math.log2(2 * s["m"] + s["r"])), 1,
+                                          2 * s["m"] + s["r"], 1),
+          (Variant("remember(y : v2, v3, e_0, p) as printed", printed_mult_layer, expect="fails",
+                   note="p is a parameter of Prop. H.10 (a bias); after the projection v1 is not in the state, "
+                        "so the output is p ⊙ v2 for every choice of p"),
+           Variant("construction", working_mult_layer,
+                   note="routing to v2 | v1 | v3 blocks T apart, then (y·I) ⊙ (e_T * y + 1_{v3})"))),
+]
+
+
+def signature_table(max_k: int = 8):
+    """Rows of (family, n, d, s, Δ, w, L_C, built signature, L/(Δ log w), N'/w) for the report."""
+    rows = []
+    for name, key, n, d in [("x·y", ("xy", 2), 2, 1), ("product", ("product", 8), 8, 1),
+                            ("product", ("product", 8), 4, 2), ("Horner", ("horner", 8), 1, 1),
+                            ("matmul", ("matmul", 2), 4, 2), ("det3", ("det3", 0), 3, 3),
+                            ("random", ("random", max_k), 2 * max_k, 1)]:
+        rep = compiled(key, n, d).report()
+        rows.append({"family": name, **rep})
+    return rows
+
+
+if __name__ == "__main__":
+    from tabulate import tabulate
+
+    for claim in CLAIMS:
+        for v in verify(claim, max_size=8):
+            print(v.id, v.name, v.variant, v.verdict, v.signature_claimed, v.signature_built,
+                  v.failure.describe()[:200] if v.failure else "")
+    print(tabulate(signature_table(), headers="keys"))

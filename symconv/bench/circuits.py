@@ -1,0 +1,124 @@
+"""``symconv bench circuits``: the Theorem H.21 compiler and the RetNet model (Corollary H.22) at size.
+
+Figures (one run):
+
+* exact: compile a random circuit of width 16 and depth 8 (sparse products,
+  16 inputs, d = 2) and verify the stack's output against the circuit's
+  polynomials by the exact interpreter; seconds, target ≤ 10 s;
+* numeric: compile the product of ``--width`` inputs (default 4096 = 2^12,
+  a width-4096 circuit) and run it in float64; compile and run seconds
+  (targets ≤ 10 s each), relative error against the circuit evaluated
+  directly (target ≤ 1e-9), and the time of the layers (filter spectra
+  prepared beforehand, reported apart) over the bare FFT floor of the same
+  shapes (L forward+inverse real FFTs of the (d', N') state with the same
+  library; target ≤ 2);
+* signatures: L/(Δ·log₂ w) (the constant in Δ' = O(Δ log w); target ≤ 16)
+  and N'/w (the constant in N' = O(w); target ≤ 48), for both circuits;
+* RetNet: the scan-form model at N = ``--retnet-n`` (default 1024), d = 1,
+  against equation 6 run directly; relative error (target ≤ 1e-9) and the
+  layer count over N·log₂(2d) (Corollary H.22's O(N log d); reported).
+"""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from . import Record
+
+DESCRIPTION = "Theorem H.21 compiler: exact width-16 check, numeric width-4096 run, RetNet at N=1024"
+
+
+def add_arguments(p) -> None:
+    p.add_argument("--width", type=int, default=4096, help="inputs of the numeric product circuit (default 4096)")
+    p.add_argument("--retnet-n", type=int, default=1024, help="sequence length of the RetNet check (default 1024)")
+    p.add_argument("--skip-retnet", action="store_true", help="leave out the RetNet figures")
+
+
+def _fft_floor(N_int: int, d: int, L: int) -> float:
+    from ..numeric import CpuFFT
+
+    fft = CpuFFT()
+    z = np.random.default_rng(0).standard_normal((1, d, N_int))
+    t0 = time.perf_counter()
+    for _ in range(3):
+        fft.irfft(fft.rfft(z, N_int), N_int)
+    return (time.perf_counter() - t0) / 3 * L
+
+
+def run(args) -> list[Record]:
+    from ..blocks import from_array, sym
+    from ..circuits import evaluate_numeric, evaluate_ring, product_circuit, random_circuit
+    from ..claims import Instance, check_instance
+    from ..constructions.arithmetic import compile_arithmetic
+    from ..numeric import run as run_numeric
+    from ..symbolic import make_ring
+
+    out: list[Record] = []
+    # exact, width 16 depth 8
+    c = random_circuit(16, 16, 8, seed=3, n_outputs=4, sparse=True)
+    t0 = time.perf_counter()
+    cc = compile_arithmetic(c, 8, 2)
+    u = sym("u", 8, 2)
+    R = make_ring(u.free_symbols())
+    vals = evaluate_ring(c, R, [R.from_expr(v) for v in u.entries.reshape(-1)])
+    exp = np.zeros(16, dtype=object)
+    exp[...] = 0
+    exp[:len(vals)] = [v.as_expr() for v in vals]
+    failure, _ = check_instance(Instance(u, cc.stack, from_array(exp.reshape(8, 2))), {})
+    t_exact = time.perf_counter() - t0
+    rep = cc.report()
+    out.append(Record("exact: compile + verify, w=16, Δ=8", t_exact, "<= 10 s", t_exact <= 10 and failure is None,
+                      "s", f"{'holds' if failure is None else 'FAILS'}; signature {cc.stack.signature}"))
+    out.append(Record("L/(Δ log2 w), w=16", rep["L/(Δ·log2 w)"], "<= 16", rep["L/(Δ·log2 w)"] <= 16, "",
+                      f"L={rep['L']}, Δ={rep['Δ']}, L_C={rep['L_C']}"))
+    out.append(Record("N'/w, w=16", rep["N'/w"], "<= 48", rep["N'/w"] <= 48, "", f"N'={rep[chr(78) + chr(39)]}"))
+    # numeric, width 4096
+    W = args.width
+    c = product_circuit(W)
+    t0 = time.perf_counter()
+    cc = compile_arithmetic(c, W, 1)
+    t_comp = time.perf_counter() - t0
+    X = np.random.default_rng(0).uniform(0.95, 1.05, size=(1, W))
+    from ..numeric import prepare
+
+    t0 = time.perf_counter()
+    prep = prepare(cc.stack)
+    t_prep = time.perf_counter() - t0
+    got = run_numeric(prep, X.reshape(1, W, 1))[0, 0, 0]
+    t_run = time.perf_counter() - t0
+    t_apply = t_run - t_prep
+    ref = evaluate_numeric(c, X)[0, 0]
+    err = abs(got - ref) / abs(ref)
+    sig = cc.stack.signature
+    floor = _fft_floor(sig.N_int, sig.d_int, sig.L)
+    rep = cc.report()
+    out.append(Record(f"numeric: compile, product of {W}", t_comp, "<= 10 s", t_comp <= 10, "s",
+                      f"signature {sig}"))
+    out.append(Record(f"numeric: run, product of {W}", t_run, "<= 10 s", t_run <= 10, "s",
+                      f"{sig.L} layers, N'={sig.N_int}"))
+    out.append(Record("numeric: relative error", err, "<= 1e-9", err <= 1e-9, "", "against direct evaluation"))
+    out.append(Record("numeric: apply / FFT floor", t_apply / floor, "<= 2", t_apply / floor <= 2, "",
+                      f"floor {floor:.3g} s = L × (rfft + irfft); prepare (filter spectra) {t_prep:.3g} s apart"))
+    out.append(Record(f"L/(Δ log2 w), w={W}", rep["L/(Δ·log2 w)"], "<= 16", rep["L/(Δ·log2 w)"] <= 16, "",
+                      f"L={rep['L']}, Δ={rep['Δ']}"))
+    out.append(Record(f"N'/w, w={W}", rep["N'/w"], "<= 48", rep["N'/w"] <= 48, ""))
+    if not args.skip_retnet:
+        from ..retnet import recurrence_numeric, retnet_circuit
+
+        N = args.retnet_n
+        Ws = ([[1.5]], [[-1.0]], [[0.5]])
+        t0 = time.perf_counter()
+        cc = compile_arithmetic(retnet_circuit(N, 1, *Ws, 0.9, "scan"), N, 1)
+        u = np.random.default_rng(1).uniform(-1, 1, size=(1, N, 1))
+        y = run_numeric(cc.stack, u)
+        t_r = time.perf_counter() - t0
+        ref = recurrence_numeric(u, *Ws, 0.9)
+        err = float(np.abs(y - ref).max() / np.abs(ref).max())
+        sig = cc.stack.signature
+        out.append(Record(f"RetNet N={N}, d=1: relative error", err, "<= 1e-9", err <= 1e-9, "",
+                          f"compile + run {t_r:.3g} s; signature {sig}"))
+        out.append(Record(f"RetNet N={N}: L / (N log2 2d)", sig.L / (N * math.log2(2)), "reported", None, "",
+                          f"Corollary H.22 claims O(N log d) layers; scan form depth {cc.circuit.depth}"))
+    return out

@@ -1,0 +1,703 @@
+"""Theorem H.21: an arithmetic circuit compiled to a BaseConv stack.
+
+The circuit is layered as in the proof (:func:`symconv.circuits.layering`):
+layers of linear gates and layers of multiplication gates.  The wires alive
+between two layers (the proof's z^ℓ) sit in channel 0 of a frame of K rows
+(K a power of two) inside an N'×d state, N' = 6K, d' = d.
+
+* A **linear layer** is an affine map of the wire vector.  It is realised by
+  wire routing, each stage a masked sum of shifts Σ_t D_t ⊙ shift_{k_t}(y):
+  copy each source once per use (monotone moves by powers of two, then
+  doubling fills), permute the copies into target order (a Beneš network,
+  switches from :func:`symconv.constructions.benes.benes_switches`), scale by
+  the coefficients, add up each target's copies (doubling), move the sums to
+  their places and add the constants.  Every stage is one layer when its
+  terms cannot collide, otherwise two (copies in three regions 2K apart, then
+  summed back with circular convolutions).  O(log K) layers per linear layer.
+* A **multiplication layer** is one layer.  With v2 (the second operands) in
+  rows [0, m), v1 (the first operands) in rows [T, T+m) and the carried wires
+  v3 in rows [2T+m, 2T+m+r), T = max(m, r):
+  ``(y·I) ⊙ (e_T * y + 1_{v3 rows})`` gives v1 ⊙ v2 in rows [T, T+m) and
+  keeps v3, because the shifted copy of y meets zeros on the v3 rows and on
+  the v2 rows.  The permutation R^ℓ of the proof is folded into the linear
+  layer before.
+
+Why not the proof's ``remember(y : v2, v3, e_0, v1)``: in Prop. H.10 the gate
+p is a layer parameter (a bias), so ``p = v1`` would make the model's
+parameters depend on its input.  The product of two wires has to come from
+the data branch u·W of the gate, which is what the layer above does.
+
+d > 1: the input u (N×d) is first spread to channel 0 in row-major order
+(x[i·d + j] = u[i, j]), and the outputs are gathered back at the end.
+
+>>> import sympy
+>>> from symconv.circuits import from_polynomials
+>>> from symconv.blocks import sym
+>>> from symconv.symbolic import evaluate
+>>> c = from_polynomials([sympy.Symbol("a") * sympy.Symbol("b")], sympy.symbols("a b"))
+>>> out = evaluate(compile_arithmetic(c, 2, 1).stack, sym("u", 2, 1))
+>>> out.entries[:, 0].tolist()
+[u[0,0]*u[1,0], 0]
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Sequence
+
+import numpy as np
+import sympy
+
+from ..circuits import Affine, Circuit, layering
+from ..model import HypothesisError, Layer, Stack
+from .benes import benes_switches
+
+
+def _pow2(v: int) -> int:
+    return 1 << max(0, int(v - 1).bit_length())
+
+
+def _zero(c: Any) -> bool:
+    return bool(c == 0)
+
+
+def _nz(D: np.ndarray) -> np.ndarray:
+    """Boolean mask of the non-zero entries (exact for object arrays)."""
+    if D.dtype == object:
+        return np.vectorize(lambda v: not _zero(v), otypes=[bool])(D) if D.size else np.zeros(D.shape, bool)
+    return D != 0
+
+
+class Router:
+    """Builds layers on a frame of K rows × d channels inside an N' = 6K state.
+
+    Keeps ``occ``: which frame entries may be non-zero (everything outside the
+    frame is zero between stages).  Not part of the public API.
+    """
+
+    def __init__(self, K: int, d: int) -> None:
+        self.K, self.d, self.N_int = K, d, 6 * K
+        self.unit = 1
+        self.layers: list[Layer] = []
+        self.occ = np.zeros((K, d), dtype=bool)
+
+    # -- raw layers
+    def _col(self, D: np.ndarray, rows: int, offset: int = 0) -> np.ndarray:
+        out = np.zeros((rows, self.d), dtype=D.dtype)
+        out[offset:offset + self.K] = D
+        return out
+
+    def _filter(self, taps: dict) -> np.ndarray:
+        h = np.zeros((max(taps) + 1, self.d), dtype=np.int8)
+        for k, v in taps.items():
+            h[k] = v
+        return h
+
+    def _W0(self) -> np.ndarray:
+        return np.zeros((self.d, self.d), dtype=np.int8)
+
+    @staticmethod
+    def _compact(D: np.ndarray) -> np.ndarray:
+        """Smallest dtype that holds the mask exactly (int8 for 0/±1, else object)."""
+        if D.dtype != object:
+            if D.dtype.kind in "iub" and D.size and D.min() >= -128 and D.max() <= 127:
+                return D.astype(np.int8)
+            return D
+        try:
+            vals = {v for v in D.flat}
+        except TypeError:
+            return D
+        if vals <= {0, 1, -1}:
+            return D.astype(np.int8)
+        if all(isinstance(v, (int, np.integer)) for v in vals):
+            return D.astype(np.int64)
+        return D
+
+    def stage(self, terms: Sequence[tuple[int, np.ndarray]], label: str) -> None:
+        """y ← Σ_t D_t ⊙ shift_{k_t}(y) on the frame (k > 0: down, k < 0: up), |k| < K."""
+        K, N_int = self.K, self.N_int
+        terms = [(int(k), D) for k, D in terms if _nz(D).any()]
+        if not terms:
+            self.clear(label)
+            return
+        for k, _ in terms:
+            if not -K < k < K:
+                raise HypothesisError(f"stage: shift {k} exceeds the frame K = {K}")
+        new_occ = np.zeros_like(self.occ)
+        src_occ = []
+        for k, D in terms:
+            s = np.zeros_like(self.occ)
+            if k >= 0:
+                s[k:] = self.occ[:K - k]
+            else:
+                s[:K + k] = self.occ[-k:]
+            src_occ.append(s)
+            new_occ |= s & _nz(D)
+        # one layer if, at every destination, all terms with an occupied source share one weight
+        # and no term with weight 0 there has an occupied source
+        obj = any(D.dtype == object for _, D in terms)
+        b1 = np.zeros((K, self.d), dtype=object if obj else np.int64)
+        assigned = np.zeros((K, self.d), dtype=bool)
+        ok = True
+        for (k, D), s in zip(terms, src_occ):
+            live = s & _nz(D)
+            if (assigned & live & (b1 != D)).any():
+                ok = False
+                break
+            b1[live] = D[live]
+            assigned |= live
+        if ok:
+            for (k, D), s in zip(terms, src_occ):
+                if (s & ~_nz(D) & assigned).any():
+                    ok = False
+                    break
+        if ok:
+            taps = {k % N_int: 1 for k, _ in terms}
+            self.layers.append(Layer(W=self._W0(), h=self._filter(taps), b1=self._compact(self._col(b1, N_int)),
+                                     b2=np.zeros((1, 1), dtype=np.int8), conv="circular", label=label))
+        else:
+            b1 = np.zeros((N_int, self.d), dtype=object)
+            b1[...] = 0
+            taps = {}
+            for t, (k, D) in enumerate(terms):
+                b1[2 * K * t:2 * K * t + K] = D
+                taps[(2 * K * t + k) % N_int] = 1
+            self.layers.append(Layer(W=self._W0(), h=self._filter(taps), b1=self._compact(b1),
+                                     b2=np.zeros((1, 1), dtype=np.int8), conv="circular",
+                                     label=label + " (spread)"))
+            back = {(-2 * K * t) % N_int: 1 for t in range(len(terms))}
+            mask = np.zeros((N_int, 1), dtype=np.int8)
+            mask[:K] = 1
+            self.layers.append(Layer(W=self._W0(), h=self._filter(back), b1=mask,
+                                     b2=np.zeros((1, 1), dtype=np.int8), conv="circular",
+                                     label=label + " (sum)"))
+        self.occ = new_occ
+
+    def hadamard(self, D: np.ndarray, label: str) -> None:
+        """y ← D ⊙ y on the frame (zero elsewhere)."""
+        self.stage([(0, D)], label)
+
+    def clear(self, label: str) -> None:
+        self.layers.append(Layer(W=self._W0(), h=np.zeros((1, self.d), dtype=np.int8),
+                                 b1=np.zeros((1, 1), dtype=np.int8), b2=np.zeros((1, 1), dtype=np.int8),
+                                 label=label + " (clear)"))
+        self.occ[...] = False
+
+    def keep_only(self, mask: np.ndarray, label: str) -> None:
+        """Zero every frame entry outside ``mask`` (one layer, only when something is there)."""
+        if (self.occ & ~mask).any():
+            self.hadamard(mask.astype(np.int8), label + ": drop unused wires")
+
+    def add_const(self, C: np.ndarray, label: str) -> None:
+        """y ← y + C on the frame: (1 on the frame) ⊙ (e_0 * y + C)."""
+        nz = _nz(C)
+        if not nz.any():
+            return
+        keep = self.occ | nz
+        b1 = np.zeros((self.N_int, self.d), dtype=np.int8)
+        b1[:self.K] = keep
+        b2 = np.zeros((self.N_int, self.d), dtype=object)
+        b2[...] = 0
+        b2[:self.K] = C
+        self.layers.append(Layer(W=self._W0(), h=self._filter({0: 1}), b1=b1, b2=self._compact(b2),
+                                 label=label + ": add constants"))
+        self.occ = keep
+
+    # -- moves of tracked elements (channel-wise lists of positions)
+    def move(self, src: Sequence[Sequence[int]], dst: Sequence[Sequence[int]], label: str) -> None:
+        """Move elements src[c][e] → dst[c][e] (each list strictly increasing), dropping the rest.
+
+        Channels are moved one after the other; a stage keeps the other channels in place.
+        """
+        cur = [list(s) for s in src]
+        tracked = np.zeros_like(self.occ)
+        for c, s_ in enumerate(src):
+            tracked[list(s_), c] = True
+        moved_any = False
+        for c in range(self.d):
+            for shift, before, moved in _plan(src[c], dst[c]):
+                D_stay = np.zeros((self.K, self.d), dtype=np.int8)
+                D_move = np.zeros((self.K, self.d), dtype=np.int8)
+                for cc in range(self.d):
+                    if cc != c:
+                        D_stay[cur[cc], cc] = 1
+                for p, m in zip(before, moved):
+                    if m:
+                        D_move[p + shift, c] = 1
+                    else:
+                        D_stay[p, c] = 1
+                self.stage([(0, D_stay), (shift, D_move)], f"{label}: move by {shift}")
+                cur[c] = [p + shift if m else p for p, m in zip(before, moved)]
+                moved_any = True
+        if not moved_any:
+            self.keep_only(tracked, label)
+
+
+def _simulate(src: list[int], offsets: list[int], bits: list[int], sign: int) -> list | None:
+    """Stages moving each element by sign·(bit of its offset); None if two ever collide."""
+    pos = list(src)
+    plan = []
+    for b in bits:
+        step = 1 << b
+        moved = [bool(o >> b & 1) for o in offsets]
+        if not any(moved):
+            continue
+        plan.append((sign * step, list(pos), moved))
+        pos = [p + sign * step if m else p for p, m in zip(pos, moved)]
+        if len(set(pos)) != len(pos) or min(pos, default=0) < 0:
+            return None
+    return plan
+
+
+def _plan(src: Sequence[int], dst: Sequence[int]) -> list:
+    """Stages (shift, positions before, moved flags) taking src to dst, order kept, no collisions."""
+    src, dst = list(src), list(dst)
+    if len(src) != len(dst):
+        raise HypothesisError("move: source and destination lists differ in length")
+    if any(b <= a for a, b in zip(src, src[1:])) or any(b <= a for a, b in zip(dst, dst[1:])):
+        raise HypothesisError("move: positions must be strictly increasing (an order-keeping move)")
+    if not src:
+        return []
+    off = [t - s for s, t in zip(src, dst)]
+    if len(set(off)) == 1:
+        return [] if off[0] == 0 else [(off[0], src, [True] * len(src))]
+    top = max(max(abs(o) for o in off), 1).bit_length()
+    if min(off) >= 0:
+        p = _simulate(src, off, list(range(top - 1, -1, -1)), +1)
+        if p is not None:
+            return p
+    if max(off) <= 0:
+        p = _simulate(src, [-o for o in off], list(range(top)), -1)
+        if p is not None:
+            return p
+    # general: compact to ranks (up, low bits first), then spread (down, high bits first)
+    rank = list(range(len(src)))
+    up = [s - r for s, r in zip(src, rank)]
+    down = [t - r for t, r in zip(dst, rank)]
+    p1 = _simulate(src, up, list(range(max(max(up), 1).bit_length())), -1)
+    p2 = _simulate(rank, down, list(range(max(max(down), 1).bit_length() - 1, -1, -1)), +1)
+    if p1 is None or p2 is None:  # pragma: no cover - excluded by the monotone argument
+        raise RuntimeError("routing collision")
+    return p1 + p2
+
+
+# ---------------------------------------------------------------- linear maps of the wire vector
+
+def route_affine(R: Router, pos: dict, targets: Sequence[tuple[int, Affine]], label: str) -> dict:
+    """Realise new[t_pos] = form(old wires) for all targets on channel 0; returns {target pos: True}.
+
+    ``pos`` maps wire → row of its value now.  Everything not a target ends zero.
+    """
+    entries = []  # (source row, target row, coeff)
+    consts = np.zeros((R.K, R.d), dtype=object)
+    consts[...] = 0
+    tpos_seen = set()
+    for tp, form in targets:
+        if tp in tpos_seen:
+            raise HypothesisError(f"{label}: two targets at row {tp}")
+        tpos_seen.add(tp)
+        for w, c in form.terms:
+            if w not in pos:
+                raise HypothesisError(f"{label}: wire {w} is not in the state")
+            entries.append((pos[w], tp, c))
+        if not _zero(form.c0):
+            consts[tp, 0] = form.c0
+    if not entries:
+        R.clear(label)
+        R.add_const(consts, label)
+        return {}
+    ch = [[] for _ in range(R.d)]
+    # 1. one copy of each used source per use, in source order
+    by_src = sorted(entries, key=lambda e: (e[0], e[1]))
+    srcs = sorted({e[0] for e in entries})
+    start, count = {}, {}
+    for r, (q, t, c) in enumerate(by_src):
+        start.setdefault(q, r)
+        count[q] = count.get(q, 0) + 1
+    only = [[] for _ in range(R.d)]
+    only[0] = srcs
+    dst = [[] for _ in range(R.d)]
+    dst[0] = [start[q] for q in srcs]
+    R.move(only, dst, f"{label}: copies")
+    nE = len(by_src)
+    run_off = np.zeros(R.K, dtype=np.int64)
+    run_len = np.zeros(R.K, dtype=np.int64)
+    for q in srcs:
+        for j in range(count[q]):
+            run_off[start[q] + j] = j
+            run_len[start[q] + j] = count[q]
+    b = 0
+    while (1 << b) < max(count.values()):
+        s = 1 << b
+        stay = np.zeros((R.K, R.d), dtype=np.int8)
+        mv = np.zeros((R.K, R.d), dtype=np.int8)
+        stay[:nE, 0] = run_off[:nE] < s
+        mv[:nE, 0] = (run_off[:nE] >= s) & (run_off[:nE] < 2 * s)
+        R.stage([(0, stay), (s, mv)], f"{label}: fill copies ({s})")
+        b += 1
+    # 2. permute copies into target order (Beneš)
+    by_tgt = sorted(range(nE), key=lambda r: (by_src[r][1], by_src[r][0]))
+    P = max(2, _pow2(nE))
+    if by_tgt != list(range(nE)):
+        perm = np.array(by_tgt + list(range(nE, P)), dtype=np.int64)  # y[o] = x[perm[o]]
+        for k, cross in benes_switches(perm):
+            if not cross.any():
+                continue
+            h = k // 2
+            stay = np.zeros((R.K, R.d), dtype=np.int8)
+            up = np.zeros((R.K, R.d), dtype=np.int8)
+            dn = np.zeros((R.K, R.d), dtype=np.int8)
+            for sw, x in enumerate(cross.tolist()):
+                blk, j = divmod(sw, h)
+                a = blk * k + j
+                if x:
+                    up[a, 0] = 1        # a receives y[a + h]
+                    dn[a + h, 0] = 1    # a + h receives y[a]
+                else:
+                    stay[a, 0] = stay[a + h, 0] = 1
+            R.stage([(0, stay), (-h, up), (h, dn)], f"{label}: Beneš stage k={k}")
+    # 3. scale by the coefficients
+    coeffs = [by_src[r][2] for r in by_tgt]
+    if any(not (isinstance(c, (int, Fraction)) and c == 1) for c in coeffs):
+        D = np.zeros((R.K, R.d), dtype=object)
+        D[...] = 0
+        for o, c in enumerate(coeffs):
+            D[o, 0] = c
+        R.hadamard(D, f"{label}: coefficients")
+    # 4. add each target's copies (doubling), sums land at the run starts
+    tg = [by_src[r][1] for r in by_tgt]
+    tstart, tlen = {}, {}
+    for o, t in enumerate(tg):
+        tstart.setdefault(t, o)
+        tlen[t] = tlen.get(t, 0) + 1
+    toff = np.array([o - tstart[t] for o, t in enumerate(tg)] + [0] * (R.K - nE))
+    tl = np.array([tlen[t] for t in tg] + [0] * (R.K - nE))
+    b = 0
+    while (1 << b) < max(tlen.values()):
+        s = 1 << b
+        stay = np.zeros((R.K, R.d), dtype=np.int8)
+        mv = np.zeros((R.K, R.d), dtype=np.int8)
+        stay[:nE, 0] = 1
+        mv[:nE, 0] = (toff[:nE] % (2 * s) == 0) & (toff[:nE] + s < tl[:nE])
+        R.stage([(0, stay), (-s, mv)], f"{label}: add copies ({s})")
+        b += 1
+    # 5. sums to their rows; drop the rest
+    tsorted = sorted(tstart)
+    src5 = [[] for _ in range(R.d)]
+    dst5 = [[] for _ in range(R.d)]
+    src5[0] = [tstart[t] for t in tsorted]
+    dst5[0] = tsorted
+    R.move(src5, dst5, f"{label}: place")
+    # 6. constants
+    R.add_const(consts, label)
+    return {t: True for t in tsorted}
+
+
+# ---------------------------------------------------------------- the compiler
+
+@dataclass(frozen=True, eq=False)
+class CompiledCircuit:
+    """A compiled circuit: the stack and what the compiler measured on the way."""
+
+    circuit: Circuit
+    stack: Stack
+    n: int
+    d: int
+    K: int
+    L_C: int
+    layer_kinds: tuple
+    counts: dict = field(default_factory=dict)
+
+    def report(self) -> dict:
+        """Sizes of the circuit and the stack's (N, L, d, N', d') against Theorem H.21."""
+        import math
+
+        s = self.circuit.sizes()
+        w, D = s["width"], s["depth"]
+        sig = self.stack.signature
+        return {"n·d": s["n"], "s": s["s"], "Δ": D, "w": w, "L_C": self.L_C,
+                "N": sig.N, "L": sig.L, "d": sig.d, "N'": sig.N_int, "d'": sig.d_int,
+                "L/(Δ·log2 w)": round(sig.L / max(1, D * max(1.0, math.log2(max(w, 2)))), 2),
+                "N'/w": round(sig.N_int / max(w, 1), 2)}
+
+
+def frame_size(circuit: Circuit, n: int, d: int, merge_linear: bool = False) -> int:
+    """The frame K (a power of two) the compiled circuit needs (routing backend).
+
+    >>> from symconv.circuits import product_circuit
+    >>> frame_size(product_circuit(4), 4, 1)
+    8
+    """
+    return _pow2(max(_compile(circuit, n, d, merge_linear, _Planner(1))))
+
+
+def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool = False,
+                       linear: str = "routing") -> CompiledCircuit:
+    """Theorem H.21: a BaseConv stack computing the circuit.
+
+    The circuit's inputs are the row-major form of u ∈ R^{n×d} (n·d inputs);
+    its outputs come out row-major in the n×d output (at most n·d of them,
+    the rest zero).  Exact for numeric and sympy coefficients.
+
+    ``linear="routing"`` (default): linear layers by symconv's wire routing;
+    the stack is (n, L, d, 6K, d).  ``linear="H.20"``: every linear layer is a
+    matrix compiled by Corollary H.20 (:func:`~symconv.constructions.linear_circuits.compile_matrix`),
+    as the paper's proof does; the wires then fill the state row-major and the
+    stack is (n, L, d, N', 3·2^⌈log d⌉) — compile_matrix works on three blocks
+    of channels, so d' = d does not hold on that route.
+
+    >>> import sympy
+    >>> from symconv.circuits import from_polynomials
+    >>> a, b = sympy.symbols("a b")
+    >>> cc = compile_arithmetic(from_polynomials([a * b + 1, a - b], [a, b]), 1, 2)
+    >>> import numpy as np
+    >>> from symconv.numeric import run
+    >>> run(cc.stack, np.array([[3.0, 4.0]])).round(9).tolist()
+    [[13.0, -1.0]]
+    """
+    if not isinstance(circuit, Circuit):
+        raise HypothesisError(f"circuit: expected a Circuit, got {type(circuit).__name__}")
+    for pname, v in (("n", n), ("d", d)):
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 1:
+            raise HypothesisError(f"{pname}: must be a positive integer, got {v!r}")
+    if circuit.n_inputs != n * d:
+        raise HypothesisError(
+            f"circuit: has {circuit.n_inputs} inputs but u ∈ R^{{{n}×{d}}} gives n·d = {n * d} "
+            "(hypothesis: the circuit reads the row-major form of u)")
+    if len(circuit.outputs) > n * d:
+        raise HypothesisError(
+            f"circuit: {len(circuit.outputs)} outputs do not fit the n×d = {n * d} output")
+    if linear not in ("routing", "H.20"):
+        raise HypothesisError(f"linear: expected 'routing' or 'H.20', got {linear!r}")
+    lay = layering(circuit, merge_linear)
+    if linear == "routing":
+        K = _pow2(max(_compile(circuit, n, d, merge_linear, _Planner(1))))
+        backend: Any = Router(K, d)
+        _compile(circuit, n, d, merge_linear, backend)
+        if d > 1:
+            _gather_output(backend, n, d)
+        stack = Stack(n, d, tuple(backend.layers), backend.N_int, d, name=f"H.21({circuit.name or 'circuit'})")
+    else:
+        rows = -(-max(_compile(circuit, n, d, merge_linear, _Planner(d))) // d)
+        backend = _H20(max(rows, n), n, d)
+        _compile(circuit, n, d, merge_linear, backend)
+        stack = backend.stack(f"H.21 via H.20({circuit.name or 'circuit'})")
+        K = backend.F
+    return CompiledCircuit(circuit, stack, n, d, K, lay.L_C, tuple(l.kind for l in lay.layers),
+                           {"linear": linear})
+
+
+class _Planner:
+    """Records the extent each step needs (first pass)."""
+
+    def __init__(self, unit: int) -> None:
+        self.unit = unit
+
+    def linear(self, pos, targets, label):
+        pass
+
+    def mul(self, T, m, a, r, label):
+        pass
+
+
+class _H20:
+    """Backend of the paper's route: each linear layer is compile_matrix(M) on the F×d frame, row-major."""
+
+    def __init__(self, F: int, n: int, d: int) -> None:
+        self.F, self.n, self.d, self.unit = F, n, d, d
+        self.steps: list = []
+
+    def linear(self, pos, targets, label):
+        P = self.F * self.d
+        M = np.zeros((P, P), dtype=object)
+        M[...] = 0
+        c = np.zeros(P, dtype=object)
+        c[...] = 0
+        for tp, form in targets:
+            for w, coeff in form.terms:
+                M[tp, pos[w]] = M[tp, pos[w]] + coeff
+            c[tp] = form.c0
+        self.steps.append(("linear", M, c, label))
+
+    def mul(self, T, m, a, r, label):
+        self.steps.append(("mul", T, m, a, r, label))
+
+    def stack(self, name: str) -> Stack:
+        from .linear_circuits import compile_matrix, plan_matrix
+
+        F, d = self.F, self.d
+        plans = [plan_matrix(_exact(st[1]), F, d) for st in self.steps if st[0] == "linear"]
+        N_int = max([F] + [p.N_int for p in plans])
+        d_int = plans[0].d_int if plans else 3 * _pow2(d)
+        layers: list[Layer] = []
+        for st in self.steps:
+            if st[0] == "linear":
+                _, M, c, label = st
+                layers += list(compile_matrix(_exact(M), F, d, N_int=N_int).layers)
+                if any(not _zero(v) for v in c):
+                    b2 = np.zeros((N_int, d_int), dtype=object)
+                    b2[...] = 0
+                    b2[:F, :d] = np.array(c, dtype=object).reshape(F, d)
+                    h = np.zeros((1, d_int), dtype=np.int8)
+                    h[0] = 1
+                    layers.append(Layer(W=np.zeros((d_int, d_int), dtype=np.int8), h=h,
+                                        b1=np.ones((1, 1), dtype=np.int8), b2=Router._compact(b2),
+                                        label=label + ": add constants"))
+            else:
+                _, T, m, a, r, label = st
+                W = np.zeros((d_int, d_int), dtype=np.int8)
+                W[np.arange(d), np.arange(d)] = 1
+                h = np.zeros((T + 1, d_int), dtype=np.int8)
+                h[T, :d] = 1
+                b2 = np.zeros((N_int, d_int), dtype=np.int8)
+                for j in range(r):
+                    q = a * d + j
+                    b2[q // d, q % d] = 1
+                layers.append(Layer(W=W, h=h, b1=np.zeros((1, 1), dtype=np.int8), b2=b2,
+                                    label=f"{label}: v1 ⊙ v2, keep v3"))
+        return Stack(self.n, d, tuple(layers), N_int, d_int, name=name)
+
+
+def _exact(M: np.ndarray) -> np.ndarray:
+    """Fractions as sympy Rationals (compile_matrix's entry types)."""
+    out = M.copy()
+    for idx, v in np.ndenumerate(out):
+        if isinstance(v, Fraction):
+            out[idx] = sympy.Rational(v.numerator, v.denominator)
+    return out
+
+
+def _compile(circuit: Circuit, n: int, d: int, merge_linear: bool, R: Any) -> list:
+    """Walk the layering, calling the backend R for every linear and multiplication step.
+
+    Positions are indices of the wire vector: rows of channel 0 for the
+    routing backend (unit 1), row-major indices of the F×d frame for H.20
+    (unit d).  Returns the extents the steps need.
+    """
+    lay = layering(circuit, merge_linear)
+    u_ = R.unit
+    need = [n * d, len(circuit.outputs), 2]
+    pos = {w: w for w in range(circuit.n_inputs)}  # x[k] sits at index k
+    if isinstance(R, Router):
+        R.occ[:n, :] = True
+        if d > 1:
+            _spread_input(R, n, d)
+    virtual: dict | None = None  # pending linear layer: wire → Affine over pos-wires
+
+    def compose(forms: dict) -> dict:
+        if virtual is None:
+            return forms
+        out = {}
+        for w, f in forms.items():
+            terms: dict = {}
+            c0 = f.c0
+            for v, c in f.terms:
+                g = virtual.get(v, Affine(((v, 1),)))
+                c0 = c0 + c * g.c0
+                for u2, cu in g.terms:
+                    terms[u2] = terms.get(u2, 0) + c * cu
+            out[w] = Affine(tuple(sorted((k, v) for k, v in terms.items() if not _zero(v))), c0)
+        return out
+
+    def nnz(forms: dict) -> int:
+        return sum(len(f.terms) for f in forms.values())
+
+    def realise(targets: list, label: str) -> None:
+        """targets: [(index, Affine over pos wires)]"""
+        need.append(sum(len(f.terms) for _, f in targets))
+        need.extend(t + 1 for t, _ in targets)
+        if isinstance(R, Router):
+            route_affine(R, pos, targets, label)
+        else:
+            R.linear(pos, targets, label)
+
+    def resolve(w: int) -> Affine:
+        if virtual is not None and w in virtual:
+            return virtual[w]
+        return Affine(((w, 1),))
+
+    for li, layer in enumerate(lay.layers):
+        label = f"C{li + 1} ({layer.kind})"
+        if layer.kind == "linear":
+            if li == lay.L_C - 1:
+                comp = compose({k: f for k, f in enumerate(layer.forms)})
+                realise(sorted(comp.items()), label + " outputs")
+                virtual = None
+                continue
+            new = {**{w: f for w, f in zip(layer.targets, layer.forms)},
+                   **{w: Affine(((w, 1),)) for w in layer.carried}}
+            composed = compose(new)
+            if virtual is not None and nnz(composed) > nnz(virtual) + nnz(new):
+                # composing would densify: realise the pending layer first
+                order = sorted(virtual)
+                rows = {w: r for r, w in enumerate(order)}
+                realise([(rows[w], virtual[w]) for w in order], label + " (pending)")
+                pos = rows
+                composed = new
+            virtual = composed
+        else:
+            m, r = len(layer.pairs), len(layer.carried)
+            T = -(-max(m, r, 1) // u_)          # rows between the blocks
+            a = 2 * T + -(-m // u_)              # first row of v3
+            targets = []
+            for k, (w1, w2) in enumerate(layer.pairs):
+                targets.append((k, resolve(w2)))
+                targets.append((T * u_ + k, resolve(w1)))
+            for j, w in enumerate(layer.carried):
+                targets.append((a * u_ + j, resolve(w)))
+            targets.sort(key=lambda t: t[0])
+            realise(targets, label + " operands")
+            virtual = None
+            need.append(a * u_ + r)
+            if isinstance(R, Router):
+                _mul_layer(R, T, m, a, r, label)
+            else:
+                R.mul(T, m, a, r, label)
+            pos = {w: T * u_ + k for k, w in enumerate(layer.products)}
+            pos.update({w: a * u_ + j for j, w in enumerate(layer.carried)})
+    return need
+
+
+def _mul_layer(R: Router, T: int, m: int, a: int, r: int, label: str) -> None:
+    """(y·I) ⊙ (e_T * y + 1 on rows [a, a+r)): v1 ⊙ v2 in rows [T, T+m), v3 kept."""
+    b2 = np.zeros((R.N_int, R.d), dtype=np.int8)
+    b2[a:a + r, 0] = 1
+    h = np.zeros((T + 1, R.d), dtype=np.int8)
+    h[T] = 1
+    R.layers.append(Layer(W=np.eye(R.d, dtype=np.int8), h=h, b1=np.zeros((1, 1), dtype=np.int8), b2=b2,
+                          label=f"{label}: v1 ⊙ v2, keep v3"))
+    occ = np.zeros_like(R.occ)
+    occ[T:T + m, 0] = True
+    occ[a:a + r, 0] = True
+    R.occ = occ
+
+
+def _spread_input(R: Router, n: int, d: int) -> None:
+    """u[i, c] (row i, channel c) → row i·d + c of channel c, then all channels summed into channel 0."""
+    src = [list(range(n)) for _ in range(d)]
+    dst = [[i * d + c for i in range(n)] for c in range(d)]
+    R.move(src, dst, "spread u row-major")
+    W = np.zeros((d, d), dtype=np.int8)
+    W[:, 0] = 1
+    R.layers.append(Layer(W=W, h=np.zeros((1, d), dtype=np.int8), b1=np.zeros((1, 1), dtype=np.int8),
+                          b2=np.ones((1, 1), dtype=np.int8), label="channels → channel 0"))
+    occ = np.zeros_like(R.occ)
+    occ[:, 0] = R.occ.any(axis=1)
+    R.occ = occ
+
+
+def _gather_output(R: Router, n: int, d: int) -> None:
+    """Row k of channel 0 → (k // d, k % d): broadcast to the channels, then move up."""
+    W = np.zeros((d, d), dtype=np.int8)
+    W[0, :] = 1
+    b2 = np.zeros((R.N_int, d), dtype=np.int8)
+    for k in range(n * d):
+        b2[k, k % d] = 1
+    R.layers.append(Layer(W=W, h=np.zeros((1, d), dtype=np.int8), b1=np.zeros((1, 1), dtype=np.int8),
+                          b2=b2, label="channel 0 → channel k mod d"))
+    occ = np.zeros_like(R.occ)
+    occ[:n * d] = b2[:n * d].astype(bool) & R.occ[:n * d, :1]
+    R.occ = occ
+    src = [[i * d + c for i in range(n)] for c in range(d)]
+    dst = [list(range(n)) for _ in range(d)]
+    R.move(src, dst, "gather outputs")

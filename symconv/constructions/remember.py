@@ -1,0 +1,236 @@
+"""Prop. H.10: remember(y : x, v, h, p), as printed and corrected.
+
+Input layout (both constructions): y ∈ R^{N×d} is
+``(x | 0^s | v | 0^{N−n−s−m})``: x (n rows) at row 0, v (m rows) at row n+s,
+zeros everywhere else (the layout behind the proof's y(X) = v(X)·X^{n+s} + x(X)).
+h ∈ R^{n×d} is a filter, p ∈ R^{(n+s)×d} a gate; both are layer parameters,
+numbers or sympy expressions.
+
+Output layout: ``(p ⊙ (h ∗ x) | v | 0^{N−n−s−m})``, where h ∗ x means the
+first n+s coefficients of h(X)·x(X) in every channel (the statement's
+"x ∗ h ∈ R^{n+s}"; it is the whole product exactly when s ≥ n − 1).  So x is
+replaced by its gated convolution and v stays where it was.
+
+:func:`remember` (symconv's construction) is two layers on an N'×d state:
+
+1. causal: filter h(X) + X^k, gate ``(p | 0 | 1^m on rows [c, c+m) | 0)``,
+   with c = n + s + k; this keeps p ⊙ (h ∗ x) in rows [0, n+s) and a clean copy
+   of v in rows [c, c+m), clear of h ∗ v (rows [n+s, 2n+s+m−1)) and of the
+   copy x·X^k (rows [k, k+n));
+2. circular: filter 1 + X^{N'−k}, gate ``(1^{n+s+m} | 0)``; the copy of v comes
+   round to rows [n+s, n+s+m), the wrapped copy of p ⊙ (h ∗ x) lands in
+   rows [N'−k, N'−k+n+s), which are masked.
+
+It uses c = max(2n+s+m−1, 2n+2s) and works exactly when
+
+    N' ≥ required_length(n, m, s) = max(2n + s + 2m − 1, 2n + 2s + m)
+
+(the smallest N' for which any offset k of this two-layer family works, found
+by an exact sweep in proofs/h10_remember.py).  With ``N_int=None`` it uses
+N' = N and needs N itself that large.  t plays no part in it, so Prop. H.10's
+hypothesis n + m + s + t ≤ N is enough exactly when t ≥ max(n+m−1, n+s);
+otherwise pass a larger ``N_int``.  Layer 1 is causal, layer 2 circular.
+
+:func:`remember_as_printed` builds the proof's five layers literally:
+h¹ = h(X) + X^{n+m+s+t}, b¹₁ = (p | 0^{m+t} | 0^n | 0^s | 1^m | 0…) (causal);
+h² = 1 + X^{n+m+s+t}, b²₁ = (0^{n+s} | 0^{m+t} | 0^n | 1^{n+s} | 1^m | 0…)
+(causal); then Prop. H.8's three-layer shift_up by 2n+s+m+t (⊛ circular).
+Blocks that reach past N are cut at N.  Both check Prop. H.10's hypotheses
+(n + m + s + t ≤ N, p of length n + s, h of length n).
+
+>>> from symconv.blocks import sym, zeros
+>>> from symconv.symbolic import evaluate
+>>> h, p = sym("h", 1).entries, sym("p", 1).entries
+>>> y = sym("x", 1) | sym("v", 1) | zeros(3)
+>>> evaluate(remember(5, 1, 1, 0, 0, h, p), y).entries[:, 0].tolist()
+[h[0,0]*p[0,0]*x[0,0], v[0,0], 0, 0, 0]
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..model import HypothesisError, Layer, Stack, as_param
+from .params import gate_layer, unit_filter
+
+__all__ = ["remember", "remember_as_printed", "remember_family", "required_length"]
+
+
+def required_length(n: int, m: int, s: int) -> int:
+    """The internal length N' that :func:`remember` needs: max(2n+s+2m−1, 2n+2s+m).
+
+    >>> required_length(2, 2, 0), required_length(1, 1, 3)
+    (7, 9)
+    """
+    _sizes(n=n, m=m, s=s)
+    return max(2 * n + s + 2 * m - 1, 2 * n + 2 * s + m)
+
+
+def _sizes(**sizes: Any) -> None:
+    for name, v in sizes.items():
+        lo = 1 if name in ("n", "m", "N", "d") else 0
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < lo:
+            raise HypothesisError(f"{name}: must be an integer >= {lo}, got {v!r}")
+
+
+def _check(N: int, n: int, m: int, s: int, t: int, h: Any, p: Any, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """Prop. H.10's hypotheses; returns h (n×d) and p ((n+s)×d) as arrays."""
+    _sizes(N=N, n=n, m=m, s=s, t=t, d=d)
+    if n + m + s + t > N:
+        raise HypothesisError(
+            f"N: Prop. H.10 needs n + m + s + t <= N, got {n}+{m}+{s}+{t} = {n + m + s + t} > N = {N}"
+        )
+    h = as_param(h, "h")
+    p = as_param(p, "p")
+    if h.shape != (n, d):
+        raise HypothesisError(f"h: the filter must be n×d = {(n, d)} (h ∈ R^(n×d)), got {h.shape}")
+    if p.shape != (n + s, d):
+        raise HypothesisError(
+            f"p: the gate must be (n+s)×d = {(n + s, d)} (p ∈ R^((n+s)×d)), got {p.shape}"
+        )
+    return h, p
+
+
+def _dtype(*arrays: Any) -> Any:
+    """object when any array holds Python objects (sympy, Fractions), else a numeric dtype."""
+    arrs = [np.asarray(a) for a in arrays]
+    if any(a.dtype == object for a in arrs):
+        return object
+    return np.result_type(np.int64, *[a.dtype for a in arrs])
+
+
+def _as_rows(block: Any, d: int, dtype: Any) -> np.ndarray:
+    b = np.asarray(block, dtype=dtype)
+    if b.ndim < 2:
+        b = b.reshape(-1, 1)
+    return np.broadcast_to(b, (b.shape[0], d))
+
+
+def _column(N: int, spans: list[tuple[int, Any]], d: int) -> np.ndarray:
+    """An N×d array holding each (offset, block) of ``spans``, cut at N."""
+    dtype = _dtype(*(b for _, b in spans))
+    out = np.zeros((N, d), dtype=int).astype(dtype)
+    for off, block in spans:
+        b = _as_rows(block, d, dtype)
+        stop = min(N, off + b.shape[0])
+        if stop > off:
+            out[off:stop] = b[: stop - off]
+    return out
+
+
+def _filter(K: int, taps: list[tuple[int, Any]], d: int) -> np.ndarray:
+    """A K×d filter: the sum of the blocks of ``taps`` at their offsets (cut at K)."""
+    dtype = _dtype(*(b for _, b in taps))
+    out = np.zeros((max(K, 1), d), dtype=int).astype(dtype)
+    for off, block in taps:
+        b = _as_rows(block, d, dtype)
+        stop = min(out.shape[0], off + b.shape[0])
+        if stop > off:
+            out[off:stop] = out[off:stop] + b[: stop - off]
+    return out
+
+
+def remember_family(N_int: int, n: int, m: int, s: int, k: int, h: Any, p: Any, d: int = 1,
+                    N: int | None = None) -> Stack:
+    """The two-layer family behind :func:`remember`, for any copy offset 1 ≤ k < N'.
+
+    Layer 1 (causal) keeps p ⊙ (h ∗ x) and v·X^k; layer 2 (circular) brings the copy
+    of v back by N' − k.  It computes remember only for suitable (N', k); this is the
+    family the size sweep of Prop. H.10 searches.
+
+    >>> remember_family(7, 2, 2, 0, 3, [[1], [2]], [[1], [1]]).L
+    2
+    """
+    N = N_int if N is None else N
+    _sizes(N_int=N_int, n=n, m=m, s=s, d=d)
+    c = n + s + k
+    if not isinstance(k, (int, np.integer)) or not 1 <= k < N_int or c + m > N_int:
+        raise HypothesisError(
+            f"k: the copy of v at rows [n+s+k, n+s+k+m) must fit in N' = {N_int} with 1 <= k < N'; got k = {k!r}"
+        )
+    ones = np.ones((1, d), dtype=int)
+    g1 = _filter(max(n, k + 1), [(0, h), (k, ones)], d)
+    b1 = _column(N_int, [(0, p), (c, np.ones((m, d), dtype=int))], d)
+    layer1 = gate_layer(g1, b1, 0, d=d, label=f"(p | 0 | 1^m@{c}) ⊙ ((h + X^{k}) * y)")
+    r = (N_int - k) % N_int
+    g2 = _filter(r + 1, [(0, ones), (r, ones)], d)
+    b2 = _column(N_int, [(0, np.ones((n + s + m, d), dtype=int))], d)
+    layer2 = gate_layer(g2, b2, 0, conv="circular", d=d, label=f"(1^{n + s + m} | 0) ⊙ ((1 + X^{r}) ⊛ z¹)")
+    return Stack(N, d, (layer1, layer2), N_int, d, name=f"remember(n={n}, m={m}, s={s}; k={k})")
+
+
+def remember(N: int, n: int, m: int, s: int, t: int, h: Any, p: Any, d: int = 1,
+             N_int: int | None = None) -> Stack:
+    """Prop. H.10, corrected: (x | 0^s | v | 0) ↦ (p ⊙ (h ∗ x) | v | 0) in two layers.
+
+    See the module docstring for the layouts.  Needs n + m + s + t ≤ N (the
+    proposition's hypothesis) and N' = ``N_int`` (default N) at least
+    :func:`required_length` (n, m, s).
+
+    >>> remember(7, 2, 2, 0, 0, [[1], [1]], [[1], [1]]).signature
+    Signature(N=7, L=2, d=1, N_int=7, d_int=1)
+    """
+    h, p = _check(N, n, m, s, t, h, p, d)
+    N_int = N if N_int is None else N_int
+    _sizes(N_int=N_int)
+    if N_int < N:
+        raise HypothesisError(f"N_int: internal length N' = {N_int} is below N = {N}")
+    need = required_length(n, m, s)
+    if N_int < need:
+        raise HypothesisError(
+            f"N_int: remember needs N' >= max(2n+s+2m-1, 2n+2s+m) = {need} for n={n}, m={m}, s={s}; "
+            f"got N' = {N_int} (pass a larger N_int)"
+        )
+    c = max(2 * n + s + m - 1, 2 * n + 2 * s)
+    st = remember_family(N_int, n, m, s, c - n - s, h, p, d, N=N)
+    return Stack(N, d, st.layers, N_int, d, name=f"remember(n={n}, m={m}, s={s}, t={t})")
+
+
+def printed_shift(n: int, m: int, s: int, t: int) -> int:
+    """The amount 2n + s + m + t by which the printed proof shifts z² up."""
+    return 2 * n + s + m + t
+
+
+def remember_as_printed(N: int, n: int, m: int, s: int, t: int, h: Any, p: Any, d: int = 1,
+                        shift_up: str = "H.8") -> Stack:
+    """Prop. H.10's five layers exactly as printed (blocks cut at N).
+
+    ``shift_up="H.8"`` ends with Prop. H.8's printed three layers
+    (⊛ e_0, shift_down, ⊛ e_0); ``shift_up="working"`` ends with the one circular
+    layer of :func:`symconv.constructions.shifts.shift_up` instead (three layers
+    in all), to test the first two printed layers on their own.
+
+    >>> remember_as_printed(8, 1, 1, 0, 0, [[1]], [[1]]).L
+    5
+    """
+    h, p = _check(N, n, m, s, t, h, p, d)
+    if shift_up not in ("H.8", "working"):
+        raise HypothesisError(f"shift_up: expected 'H.8' or 'working', got {shift_up!r}")
+    ones = np.ones((1, d), dtype=int)
+    far = n + m + s + t
+    h1 = _filter(min(N, far + 1), [(0, h), (far, ones)], d)
+    b11 = _column(N, [(0, p), (2 * n + 2 * s + m + t, np.ones((m, d), dtype=int))], d)
+    l1 = gate_layer(h1, b11, 0, d=d, label="b¹₁ ⊙ ((h | 0^m | e_{s+t} | 0…) * y)")
+    h2 = _filter(min(N, far + 1), [(0, ones), (far, ones)], d)
+    b21 = _column(N, [(2 * n + s + m + t, np.ones((n + s + m, d), dtype=int))], d)
+    l2 = gate_layer(h2, b21, 0, d=d, label="b²₁ ⊙ ((e_0 | 0^{m+t} | e_0 | 0…) * z¹)")
+    amount = printed_shift(n, m, s, t)
+    if shift_up == "working":
+        if amount < N:
+            tail = _working_up(N, amount, d)
+        else:
+            tail = (gate_layer(np.zeros((1, d), dtype=int).astype(object), [[0]], 0, d=d,
+                               label=f"shift_up by {amount} >= N: zero"),)
+    else:
+        rev = gate_layer(unit_filter(0, d), [[1]], 0, conv="circular", d=d, label="⊛ e_0 (claimed reversal)")
+        down_h = unit_filter(amount, d) if amount < N else np.zeros((1, d), dtype=int).astype(object)
+        down = gate_layer(down_h, [[1]], 0, d=d, label=f"shift_down by {amount}")
+        tail = (rev, down, rev)
+    return Stack(N, d, (l1, l2) + tuple(tail), name=f"remember as printed (shift_up: {shift_up})")
+
+
+def _working_up(N: int, amount: int, d: int) -> tuple[Layer, ...]:
+    from .shifts import shift_up as _up
+
+    return _up(N, amount, d).layers

@@ -1,0 +1,548 @@
+"""Exact modular checks: run a stack over the prime field F_p and compare.
+
+A numeric cross-check in floating point can only say "equal up to rounding".
+Here the stack is evaluated exactly modulo a prime p on random inputs drawn
+uniformly from F_p, and compared with the expected output computed by the
+claim's direct ``reference`` on the same inputs, also modulo p.  Both sides
+are polynomials in the N·d input entries; if they differ as polynomials over
+F_p, the Schwartz–Zippel lemma says a uniformly random input exposes the
+difference except with probability at most deg/p, where deg bounds the degree
+of the difference.  Each trial is independent, so T trials fail to expose it
+with probability at most (deg/p)^T.  :func:`check` states the bound it used.
+
+The degree of the stack's output is bounded layer by layer (a layer with
+W ≠ 0 and h ≠ 0 adds the degrees of its gate and its convolution); the
+degree of the reference is found by running it on symbols that only track
+degrees (:class:`Degree`).
+
+Convolutions modulo p are exact: python-flint's ``nmod_poly`` products
+(extra ``exact``) where installed, else a vectorised numpy number-theoretic
+transform (NTT) over rows.  The default prime p = 15·2^27 + 1 < 2^31 has
+2^27-th roots of unity (NTT lengths up to 2^27) and keeps every product of two
+residues below 2^62, inside int64.  Parameters that are Fractions, sympy
+rationals or floats (read as the dyadic rationals they are) map to F_p by
+modular inverses.
+
+Example:
+    >>> import numpy as np
+    >>> from symconv.constructions.shifts import shift_down
+    >>> def ref(u):
+    ...     out = np.zeros_like(u)
+    ...     out[:, 1:] = u[:, :-1]
+    ...     return out
+    >>> r = check(shift_down(64, 1), ref, batch=1, seed=0)
+    >>> r.holds, r.degree, r.mismatches
+    (True, 1, 0)
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Callable
+
+import numpy as np
+
+from .model import HypothesisError, Stack
+
+#: Default prime, 15·2^27 + 1 (NTT-friendly; below 2^31).
+PRIME = 2013265921
+#: A generator of the multiplicative group of F_PRIME.
+_GENERATORS = {17: 3, 2013265921: 31, 998244353: 3, 469762049: 3, 167772161: 3, 754974721: 11}
+METHODS = ("auto", "flint", "ntt")
+
+
+# --------------------------------------------------------------------------- field elements
+
+
+def _is_prime(n: int) -> bool:
+    if n < 2:
+        return False
+    for q in (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37):
+        if n % q == 0:
+            return n == q
+    d, s = n - 1, 0
+    while d % 2 == 0:
+        d, s = d // 2, s + 1
+    for a in (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37):
+        x = pow(a, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(s - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
+
+
+def check_prime(p: Any) -> int:
+    """Return ``p`` if it is a prime below 2^31 (products stay in int64), else raise.
+
+    >>> check_prime(2013265921)
+    2013265921
+    """
+    if not isinstance(p, (int, np.integer)) or isinstance(p, bool) or not 2 < p < 2 ** 31 or not _is_prime(int(p)):
+        raise HypothesisError(f"p: must be an odd prime below 2^31 (got {p!r})")
+    return int(p)
+
+
+def field_value(v: Any, p: int, where: str = "value") -> int:
+    """An exact number (int, Fraction, sympy rational, float) as a residue mod p.
+
+    >>> field_value(Fraction(1, 2), 7), field_value(0.25, 7), field_value(-1, 7)
+    (4, 2, 6)
+    """
+    if isinstance(v, ModP):
+        return v.v
+    if isinstance(v, (bool, np.bool_)):
+        raise HypothesisError(f"{where}: booleans are not numbers ({v!r})")
+    if isinstance(v, (int, np.integer)):
+        return int(v) % p
+    if isinstance(v, (float, np.floating)):
+        if not math.isfinite(float(v)):
+            raise HypothesisError(f"{where}: {v!r} is not finite")
+        v = Fraction(float(v))
+    elif not isinstance(v, Fraction):
+        num, den = getattr(v, "p", None), getattr(v, "q", None)  # sympy Rational
+        if getattr(v, "free_symbols", None):
+            raise HypothesisError(f"{where}: has symbolic entry {v}; substitute numbers first (Stack.subs)")
+        if num is None or den is None:
+            raise HypothesisError(f"{where}: cannot map {type(v).__name__} {v!r} to F_p")
+        v = Fraction(int(num), int(den))
+    if v.denominator % p == 0:
+        raise HypothesisError(f"{where}: denominator of {v} is divisible by p = {p}; pick another prime")
+    return v.numerator * pow(v.denominator, -1, p) % p
+
+
+def to_field(a: Any, p: int, where: str = "array") -> np.ndarray:
+    """An array of exact numbers as int64 residues mod p (same shape).
+
+    >>> to_field(np.array([[Fraction(1, 3), 2]], dtype=object), 7).tolist()
+    [[5, 2]]
+    """
+    a = np.asarray(a)
+    if a.dtype.kind == "u":
+        return (a % np.uint64(p)).astype(np.int64)
+    if a.dtype.kind == "i":
+        return np.mod(a.astype(np.int64), p)
+    if a.dtype.kind == "b":
+        raise HypothesisError(f"{where}: booleans are not numbers")
+    out = np.empty(a.shape, dtype=np.int64)
+    for idx, v in np.ndenumerate(a):
+        out[idx] = field_value(v, p, where)
+    return out
+
+
+class ModP:
+    """An element of F_p that mixes exactly with ints, Fractions and floats.
+
+    The claim's ``reference`` runs on arrays of these, so its constants
+    (2, 1/2, 0.25) are read exactly.  Converting one to float or int raises:
+    a reference must build arrays with ``np.zeros_like(u)``, not ``np.zeros``.
+
+    >>> x = ModP(3, 7)
+    >>> (x * 5 + 1).v, (x / 2).v, (1 - x).v
+    (2, 5, 5)
+    """
+
+    __slots__ = ("v", "p")
+
+    def __init__(self, v: int, p: int) -> None:
+        self.v, self.p = v % p, p
+
+    def _c(self, o: Any) -> int:
+        if isinstance(o, ModP):
+            if o.p != self.p:
+                raise HypothesisError("reference: mixes elements of two different fields")
+            return o.v
+        return field_value(o, self.p, "reference")
+
+    def __add__(self, o): return ModP(self.v + self._c(o), self.p)
+    __radd__ = __add__
+    def __sub__(self, o): return ModP(self.v - self._c(o), self.p)
+    def __rsub__(self, o): return ModP(self._c(o) - self.v, self.p)
+    def __mul__(self, o): return ModP(self.v * self._c(o), self.p)
+    __rmul__ = __mul__
+    def __neg__(self): return ModP(-self.v, self.p)
+    def __pos__(self): return self
+
+    def __truediv__(self, o):
+        c = self._c(o)
+        if c == 0:
+            raise ZeroDivisionError("reference: division by an element that is 0 mod p")
+        return ModP(self.v * pow(c, -1, self.p), self.p)
+
+    def __rtruediv__(self, o):
+        if self.v == 0:
+            raise ZeroDivisionError("reference: division by an element that is 0 mod p")
+        return ModP(self._c(o) * pow(self.v, -1, self.p), self.p)
+
+    def __pow__(self, e):
+        if not isinstance(e, (int, np.integer)) or e < 0:
+            raise HypothesisError(f"reference: only non-negative integer powers are exact (got {e!r})")
+        return ModP(pow(self.v, int(e), self.p), self.p)
+
+    def __eq__(self, o):
+        try:
+            return self.v == self._c(o)
+        except HypothesisError:
+            return NotImplemented
+
+    def __hash__(self):
+        return hash((self.v, self.p))
+
+    def __float__(self):
+        raise TypeError("exact check: the reference converted a field element to float "
+                        "(build arrays with np.zeros_like(u), not np.zeros)")
+
+    def __int__(self):
+        raise TypeError("exact check: the reference converted a field element to int "
+                        "(build arrays with np.zeros_like(u), not np.zeros)")
+
+    def __repr__(self):
+        return f"ModP({self.v}, {self.p})"
+
+
+class Degree:
+    """A stand-in for a polynomial that tracks only (an upper bound on) its degree.
+
+    >>> x = Degree(1)
+    >>> (x * x + 3 * x - 1).d, (0 * x).d
+    (2, -inf)
+    """
+
+    __slots__ = ("d",)
+
+    def __init__(self, d: float) -> None:
+        self.d = d
+
+    @staticmethod
+    def _c(o: Any) -> float:
+        if isinstance(o, Degree):
+            return o.d
+        if isinstance(o, (bool, np.bool_)):
+            raise TypeError("booleans")
+        return -math.inf if o == 0 else 0
+
+    def __add__(self, o): return Degree(max(self.d, self._c(o)))
+    __radd__ = __add__
+    __sub__ = __add__
+    __rsub__ = __add__
+    def __mul__(self, o): return Degree(self.d + self._c(o))
+    __rmul__ = __mul__
+    def __neg__(self): return self
+    def __pos__(self): return self
+
+    def __truediv__(self, o):
+        if isinstance(o, Degree) and o.d != 0:
+            raise TypeError("division by a non-constant")
+        return self
+
+    def __pow__(self, e): return Degree(self.d * int(e))
+
+    def __float__(self):
+        raise TypeError("degree tracker")
+
+    __int__ = __float__
+
+
+def stack_degree(stack: Stack) -> int:
+    """Upper bound on the degree of the stack's output as a polynomial in its input.
+
+    A layer maps degree k to (k if W ≠ 0 else 0) + (k if h ≠ 0 else 0).
+
+    >>> from symconv.constructions.sums import add_n
+    >>> stack_degree(add_n(1, 4))
+    1
+    """
+    k = 1
+    for layer in stack.layers:
+        g = k if np.any(layer.W != 0) else 0
+        c = k if np.any(layer.h != 0) else 0
+        k = g + c
+    return k
+
+
+def reference_degree(reference: Callable[[Any], Any], shape: tuple) -> int | None:
+    """Degree of ``reference`` found by running it on degree trackers (None if it cannot run).
+
+    >>> reference_degree(lambda u: u * u[:, ::-1] + 1, (1, 4, 1))
+    2
+    """
+    u = np.empty(shape, dtype=object)
+    for idx in np.ndindex(*shape):
+        u[idx] = Degree(1)
+    try:
+        out = np.asarray(reference(u), dtype=object)
+    except Exception:  # noqa: BLE001 - any failure means "unknown"
+        return None
+    best = -math.inf
+    for v in out.flat:
+        best = max(best, Degree._c(v) if not isinstance(v, Degree) else v.d)
+    return 0 if best == -math.inf else int(best)
+
+
+# --------------------------------------------------------------------------- convolutions mod p
+
+
+def _bitrev(n: int) -> np.ndarray:
+    bits = n.bit_length() - 1
+    idx = np.arange(n)
+    rev = np.zeros(n, dtype=np.int64)
+    for b in range(bits):
+        rev |= ((idx >> b) & 1) << (bits - 1 - b)
+    return rev
+
+
+def _root_powers(g: int, half: int, p: int) -> np.ndarray:
+    """[g^0, g^1, ..., g^(half-1)] mod p, by doubling."""
+    w = np.ones(1, dtype=np.int64)
+    while w.size < half:
+        w = np.concatenate([w, w * pow(g, int(w.size), p) % p])
+    return w[:half]
+
+
+def ntt(a: np.ndarray, p: int, inverse: bool = False) -> np.ndarray:
+    """Number-theoretic transform mod p over the last axis (length a power of two).
+
+    >>> x = np.array([[1, 2, 3, 0]])
+    >>> ntt(ntt(x, PRIME), PRIME, inverse=True).tolist()
+    [[1, 2, 3, 0]]
+    """
+    n = a.shape[-1]
+    if n & (n - 1):
+        raise HypothesisError(f"n: NTT length must be a power of two, got {n}")
+    if (p - 1) % n:
+        raise HypothesisError(f"p: {p} - 1 is not divisible by the NTT length {n}; pick an NTT prime")
+    if p not in _GENERATORS:
+        raise HypothesisError(f"p: no known generator for {p}; use one of {sorted(_GENERATORS)}")
+    g = pow(_GENERATORS[p], (p - 1) // n, p)
+    if inverse:
+        g = pow(g, -1, p)
+    lead = a.shape[:-1]
+    x = np.ascontiguousarray(a.reshape(-1, n)[:, _bitrev(n)]) if n > 1 else a.reshape(-1, n).copy()
+    table = _root_powers(g, max(1, n // 2), p)
+    length = 2
+    while length <= n:
+        half = length // 2
+        w = table[:: n // length][:half]
+        y = x.reshape(x.shape[0], n // length, 2, half)
+        u = y[:, :, 0, :]
+        v = y[:, :, 1, :] * w % p
+        out = np.empty_like(y)
+        np.add(u, v, out=out[:, :, 0, :])
+        np.subtract(u, v, out=out[:, :, 1, :])
+        x = (out % p).reshape(-1, n)
+        length *= 2
+    if inverse:
+        x = x * pow(n, -1, p) % p
+    return x.reshape(*lead, n)
+
+
+def _conv_ntt(x: np.ndarray, h: np.ndarray, p: int) -> np.ndarray:
+    """Full linear convolution of rows: x (B, d, N), h (d, K) → (B, d, N+K−1) mod p."""
+    B, d, N = x.shape
+    K = h.shape[-1]
+    L = N + K - 1
+    n = 1 << max(0, (L - 1).bit_length())
+    H = ntt(np.pad(h, ((0, 0), (0, n - K))), p)
+    out = np.empty((B, d, L), dtype=np.int64)
+    rows = max(1, (1 << 22) // n)  # keep each block near 2^22 residues
+    flat_x, flat_o = x.reshape(B * d, N), out.reshape(B * d, L)
+    for r0 in range(0, B * d, rows):
+        r1 = min(B * d, r0 + rows)
+        X = ntt(np.pad(flat_x[r0:r1], ((0, 0), (0, n - N))), p)
+        X = X * H[np.arange(r0, r1) % d] % p
+        flat_o[r0:r1] = ntt(X, p, inverse=True)[:, :L]
+    return out
+
+
+def _conv_flint(x: np.ndarray, h: np.ndarray, p: int) -> np.ndarray:
+    """Same as :func:`_conv_ntt`, one ``nmod_poly`` product per row (python-flint)."""
+    import flint
+
+    B, d, N = x.shape
+    K = h.shape[-1]
+    L = N + K - 1
+    out = np.zeros((B, d, L), dtype=np.int64)
+    hp = [flint.nmod_poly([int(v) for v in h[j]], p) for j in range(d)]
+    for b in range(B):
+        for j in range(d):
+            c = (flint.nmod_poly([int(v) for v in x[b, j]], p) * hp[j]).coeffs()
+            if c:
+                out[b, j, : len(c)] = [int(v) for v in c]
+    return out
+
+
+def _have_flint() -> bool:
+    try:
+        import flint  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def resolve_method(method: str) -> str:
+    """``auto`` → ``flint`` when python-flint is installed, else ``ntt``.
+
+    >>> resolve_method("ntt")
+    'ntt'
+    """
+    if method not in METHODS:
+        raise HypothesisError(f"method: expected one of {METHODS}, got {method!r}")
+    if method == "auto":
+        return "flint" if _have_flint() else "ntt"
+    if method == "flint" and not _have_flint():
+        raise HypothesisError("method: python-flint is not installed (pip install 'symconv[exact]')")
+    return method
+
+
+def convolve_mod(x: np.ndarray, h: np.ndarray, p: int, mode: str = "causal", method: str = "auto") -> np.ndarray:
+    """Per-channel convolution mod p: x (B, d, N), h (d, K ≤ N) → (B, d, N).
+
+    ``causal`` keeps coefficients 0..N−1 of h_j(X)·x_j(X); ``circular`` reduces
+    the product mod X^N − 1.
+
+    >>> x = np.array([[[1, 2, 3]]]); h = np.array([[0, 1]])
+    >>> convolve_mod(x, h, 17, "causal", "ntt").tolist(), convolve_mod(x, h, 17, "circular", "ntt").tolist()
+    ([[[0, 1, 2]]], [[[3, 1, 2]]])
+    """
+    method = resolve_method(method)
+    N = x.shape[-1]
+    if h.shape[-1] == 0 or not np.any(h):
+        return np.zeros_like(x)
+    if h.shape[-1] > N:
+        raise HypothesisError(f"h: filter length {h.shape[-1]} exceeds N' = {N}")
+    full = (_conv_flint if method == "flint" else _conv_ntt)(x, h, p)
+    out = full[..., :N].copy()
+    if mode == "circular" and full.shape[-1] > N:
+        tail = full[..., N:]
+        out[..., : tail.shape[-1]] += tail
+        out %= p
+    return out
+
+
+def _matmul_mod(WT: np.ndarray, z: np.ndarray, p: int) -> np.ndarray:
+    """(WT @ z) mod p with z split into 16-bit limbs so int64 never overflows."""
+    lo, hi = z & 0xFFFF, z >> 16
+    return ((np.matmul(WT, hi) % p) * 65536 + np.matmul(WT, lo)) % p
+
+
+def run_mod(stack: Stack, u: Any, p: int = PRIME, method: str = "auto") -> np.ndarray:
+    """Run ``stack`` exactly over F_p on residues u of shape (B, N, d) or (N, d).
+
+    >>> from symconv.constructions.sums import add_n
+    >>> run_mod(add_n(1, 3), np.array([[2], [5], [0]]), 17, "ntt")[:, 0].tolist()
+    [1, 7, 0]
+    """
+    p = check_prime(p)
+    if stack.d_int >= 1 << 15:
+        raise HypothesisError(f"d_int: {stack.d_int} channels would overflow the int64 matmul mod p")
+    u = to_field(u, p, "u")
+    squeeze = u.ndim == 2
+    if squeeze:
+        u = u[None]
+    if u.ndim != 3 or tuple(u.shape[1:]) != (stack.N, stack.d):
+        raise HypothesisError(f"u: expected shape (B, N, d) with N×d = {(stack.N, stack.d)}, got {u.shape}")
+    B = u.shape[0]
+    z = np.zeros((B, stack.d_int, stack.N_int), dtype=np.int64)
+    z[:, : stack.d, : stack.N] = np.transpose(u, (0, 2, 1))
+    for i, layer in enumerate(stack.layers):
+        where = f"layers[{i}]"
+        W = to_field(layer.W, p, f"{where}.W")
+        hT = np.ascontiguousarray(to_field(layer.h, p, f"{where}.h").T)
+        b1 = np.ascontiguousarray(to_field(layer.b1, p, f"{where}.b1").T)
+        b2 = np.ascontiguousarray(to_field(layer.b2, p, f"{where}.b2").T)
+        conv = (convolve_mod(z, hT, p, layer.conv, method) + b2) % p
+        if np.any(W):
+            gate = (_matmul_mod(np.ascontiguousarray(W.T), z, p) + b1) % p
+        else:
+            gate = np.broadcast_to(b1, z.shape)
+        z = gate * conv % p
+    out = np.ascontiguousarray(np.transpose(z[:, : stack.d, : stack.N], (0, 2, 1)))
+    return out[0] if squeeze else out
+
+
+# --------------------------------------------------------------------------- the check
+
+
+@dataclass(frozen=True)
+class ExactReport:
+    """Outcome of :func:`check`: agreement mod p on ``trials`` random inputs.
+
+    ``error_probability`` bounds the chance that a stack which does not compute
+    the reference passed every trial: (degree/p)^trials (Schwartz–Zippel);
+    None when the reference's degree could not be traced.
+    """
+
+    holds: bool
+    mismatches: int
+    first: tuple | None
+    got: int | None
+    expected: int | None
+    p: int
+    degree: int | None
+    stack_degree: int
+    reference_degree: int | None
+    trials: int
+    method: str
+    seconds: float
+
+    @property
+    def error_probability(self) -> float | None:
+        if self.degree is None:
+            return None
+        return min(1.0, self.degree / self.p) ** self.trials
+
+    def describe(self) -> str:
+        """One line for reports."""
+        if self.degree is None:
+            sz = "reference degree unknown: no Schwartz–Zippel bound"
+        else:
+            sz = (f"P(pass | wrong) <= (deg/p)^T = ({self.degree}/{self.p})^{self.trials} "
+                  f"= {self.error_probability:.3g}")
+        head = "agrees mod p" if self.holds else (
+            f"{self.mismatches} mismatch(es) mod p; first at (batch, row, channel) = {self.first}: "
+            f"got {self.got}, expected {self.expected}")
+        return f"{head}; {sz} [{self.method}]"
+
+
+def check(stack: Stack, reference: Callable[[Any], Any], batch: int = 1, p: int = PRIME,
+          trials: int = 1, seed: int = 0, method: str = "auto") -> ExactReport:
+    """Compare ``stack`` with ``reference`` mod p on random inputs (a polynomial identity test).
+
+    ``reference`` receives a (batch, N, d) object array of :class:`ModP`
+    elements and returns the expected (batch, N, d) output.
+    """
+    p = check_prime(p)
+    method = resolve_method(method)
+    if not isinstance(trials, int) or trials < 1:
+        raise HypothesisError(f"trials: must be a positive integer, got {trials!r}")
+    if not isinstance(batch, int) or batch < 1:
+        raise HypothesisError(f"batch: must be a positive integer, got {batch!r}")
+    t0 = time.perf_counter()
+    shape = (batch, stack.N, stack.d)
+    rng = np.random.default_rng(seed)
+    sdeg = stack_degree(stack)
+    rdeg = reference_degree(reference, (1, stack.N, stack.d))
+    mismatches, first, got_v, exp_v = 0, None, None, None
+    for _ in range(trials):
+        u = rng.integers(0, p, size=shape, dtype=np.int64)
+        got = run_mod(stack, u, p, method)
+        uo = np.empty(shape, dtype=object)
+        flat = uo.reshape(-1)
+        flat[:] = [ModP(int(v), p) for v in u.reshape(-1)]
+        expected = to_field(np.asarray(reference(uo), dtype=object), p, "reference")
+        if expected.shape != got.shape:
+            raise HypothesisError(f"reference: returned shape {expected.shape}, expected {got.shape}")
+        bad = np.argwhere(got != expected)
+        mismatches += len(bad)
+        if len(bad) and first is None:
+            first = tuple(int(i) for i in bad[0])
+            got_v, exp_v = int(got[first]), int(expected[first])
+    degree = None if rdeg is None else max(sdeg, rdeg, 1)
+    return ExactReport(mismatches == 0, mismatches, first, got_v, exp_v, p, degree, sdeg, rdeg,
+                       trials, method, round(time.perf_counter() - t0, 3))

@@ -1,0 +1,64 @@
+"""Prop. H.10 with symbolic sizes: symconv's two-layer ``remember`` for all n, m, s, t, N.
+
+The corrected construction (:func:`symconv.constructions.remember.remember`)
+copies v out of the way with the filter h(X) + X^k and brings it back with a
+circular 1 + X^{N'−k}, keeping p ⊙ (h ∗ x) in rows [0, n+s).  Its offsets are
+maxima of sizes, c = max(2n+s+m−1, 2n+2s) and N' = max(N, 2n+s+2m−1,
+2n+2s+m); both switch at s = m − 1, so :func:`describe` is a
+:class:`~symconv.parametric.check.Cases` on s <= m − 1 (and on N' = N or not).
+
+>>> from symconv.parametric import size
+>>> d = describe({k: size(k) for k in ("n", "m", "s", "t", "N")})
+>>> str(d.a), str(d.b)
+('s', 'm - 1')
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+from .algebra import X, fblock, pconv, phad, pones, psym, pzeros
+from .check import Cases, Description, PLayer, PStep
+from .linear import Lin, ge
+
+__all__ = ["describe"]
+
+
+def describe(z: Mapping[str, Lin], internal: str = "max") -> Cases:
+    """The corrected ``remember`` with sizes ``z`` (n, m, s, t, N as symbols).
+
+    ``internal="max"``: N' = max(N, 2n+s+2m−1, 2n+2s+m) (the proof's own
+    hypothesis n + m + s + t <= N only); ``internal="N"``: N' = N, with
+    N >= max(2n+s+2m−1, 2n+2s+m) as a hypothesis.
+
+    >>> from symconv.parametric import size
+    >>> describe({k: size(k) for k in ("n", "m", "s", "t", "N")}, "N").le.facts[1:]
+    (Lin(N - 2m - 2n - s + 1), Lin(N - m - 2n - 2s))
+    """
+    if internal not in ("max", "N"):
+        from ..model import HypothesisError
+
+        raise HypothesisError(f"internal: expected 'max' or 'N', got {internal!r}")
+    n, m, s, t, N = z["n"], z["m"], z["s"], z["t"], z["N"]
+    paper = ge(N, n + m + s + t)
+    fits = (ge(N, 2 * n + s + 2 * m - 1), ge(N, 2 * n + 2 * s + m))
+
+    def one(c: Lin, M: Lin) -> Description:
+        k = c - n - s
+        x, v, p = psym("x", n), psym("v", m), psym("p", n + s)
+        phx = phad(p, pconv(psym("h", n), x))            # p ⊙ (h ∗ x), n + s rows
+        y = x | pzeros(s) | v | pzeros(N - n - s - m)
+        layer1 = PLayer(fblock("h", n) + X**k, p | pzeros(c - n - s) | pones(m) | pzeros(M - c - m))
+        layer2 = PLayer(1 + X**(M - k), pones(n + s + m) | pzeros(M - n - s - m), conv="circular")
+        z1 = phx | pzeros(c - n - s) | v | pzeros(M - c - m)
+        out = phx | v | pzeros(N - n - s - m)
+        facts = (paper,) if internal == "max" else (paper,) + fits
+        return Description(y, (layer1, layer2), out, (PStep("z¹ = (p ⊙ (h∗x) | 0 | v at row c)", 1, z1),),
+                           facts=facts, N_int=M)
+
+    def branch(c: Lin, need: Lin):
+        if internal == "N":
+            return one(c, N)
+        return Cases(N, need, one(c, need), one(c, N))
+
+    return Cases(s, m - 1, branch(2 * n + s + m - 1, 2 * n + s + 2 * m - 1),
+                 branch(2 * n + 2 * s, 2 * n + 2 * s + m), facts=(paper,))

@@ -1,0 +1,210 @@
+"""Section H.6: a RetNet layer as an arithmetic circuit, and its BaseConv model (Corollary H.22).
+
+With A = u·W_A, C = u·W_C, V = u·W_V (u ∈ R^{N×d}), the state follows
+equation 6, z^n = γ·z^{n−1} + A[n,:]ᵀ V[n,:] (z^{−1} = 0, z^n ∈ R^{d×d}), and
+the read-out is y[n,:] = C[n,:]·z^n (the usual RetNet read-out; the paper
+shows only the state).  Unrolled (equation 7):
+z^n = W_Aᵀ (Σ_{i≤n} γ^{n−i} u[i,:]ᵀ u[i,:]) W_V.
+
+* :func:`recurrence` / :func:`recurrence_numeric`: y (and the states) straight
+  from equation 6, exactly (sympy) or in floating point (a batch);
+* :func:`unrolled_state` and :func:`printed_lines`: equation 7 and every line
+  of the printed derivation, to compare with equation 6;
+* :func:`retnet_circuit`: the circuit for y, in two forms: ``"recurrence"``
+  (equation 6 gate by gate: depth Θ(N)) and ``"scan"`` (the same sums by a
+  doubling scan, S ← S + γ^{2^b}·shift_{2^b}(S): depth O(log N));
+* :func:`retnet_model`: the circuit compiled by Theorem H.21.
+
+>>> import sympy
+>>> g = sympy.Symbol("gamma")
+>>> c = retnet_circuit(2, 1, [[1]], [[1]], [[1]], g)
+>>> [sympy.expand(v) for v in evaluate_circuit(c, [2, 3])]
+[8, 12*gamma + 27]
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Sequence
+
+import numpy as np
+import sympy
+
+from .circuits import Circuit, CircuitBuilder
+from .circuits import evaluate as evaluate_circuit
+from .model import HypothesisError
+
+__all__ = ["recurrence", "recurrence_numeric", "unrolled_state", "printed_lines", "retnet_circuit",
+           "retnet_model", "evaluate_circuit", "parameter_count"]
+
+
+def _mat(W: Any, d: int, name: str) -> sympy.Matrix:
+    if isinstance(W, str):
+        raise HypothesisError(f"{name}: strings are not weights (never parsed)")
+    M = sympy.Matrix(np.asarray(W, dtype=object).tolist()) if not isinstance(W, sympy.MatrixBase) else W
+    if M.shape != (d, d):
+        raise HypothesisError(f"{name}: must be d×d = {d}×{d}, got {M.shape}")
+    return M
+
+
+def _u(u: Any) -> sympy.Matrix:
+    if isinstance(u, str):
+        raise HypothesisError("u: strings are not inputs (never parsed)")
+    return sympy.Matrix(np.asarray(u, dtype=object).tolist())
+
+
+def recurrence(u: Any, WA: Any, WC: Any, WV: Any, gamma: Any) -> tuple[sympy.Matrix, list]:
+    """Equation 6 and the read-out, exactly: (y ∈ R^{N×d}, [z^0, …, z^{N−1}]).
+
+    >>> y, z = recurrence([[2], [3]], [[1]], [[1]], [[1]], sympy.Symbol("g"))
+    >>> y.T.tolist(), z[1]
+    ([[8, 12*g + 27]], Matrix([[4*g + 9]]))
+    """
+    U = _u(u)
+    N, d = U.shape
+    A, C, V = U * _mat(WA, d, "WA"), U * _mat(WC, d, "WC"), U * _mat(WV, d, "WV")
+    z = sympy.zeros(d, d)
+    states, rows = [], []
+    for n in range(N):
+        z = gamma * z + A[n, :].T * V[n, :]
+        states.append(z)
+        rows.append(C[n, :] * z)
+    return sympy.Matrix.vstack(*rows), states
+
+
+def recurrence_numeric(u: np.ndarray, WA: Any, WC: Any, WV: Any, gamma: float) -> np.ndarray:
+    """Equation 6 and the read-out in floating point for a batch u of shape (B, N, d).
+
+    >>> recurrence_numeric(np.array([[[2.0], [3.0]]]), [[1]], [[1]], [[1]], 0.5)[0, :, 0].tolist()
+    [8.0, 33.0]
+    """
+    u = np.asarray(u, dtype=float)
+    if u.ndim != 3:
+        raise HypothesisError(f"u: expected shape (B, N, d), got {u.shape}")
+    B, N, d = u.shape
+    WA, WC, WV = (np.asarray(W, dtype=float) for W in (WA, WC, WV))
+    A, C, V = u @ WA, u @ WC, u @ WV
+    z = np.zeros((B, d, d))
+    y = np.empty((B, N, d))
+    for n in range(N):
+        z = gamma * z + A[:, n, :, None] * V[:, n, None, :]
+        y[:, n, :] = np.einsum("bk,bkj->bj", C[:, n, :], z)
+    return y
+
+
+def unrolled_state(u: Any, WA: Any, WV: Any, gamma: Any, n: int) -> sympy.Matrix:
+    """Equation 7: z^n = W_Aᵀ (Σ_{i≤n} γ^{n−i} u[i,:]ᵀ u[i,:]) W_V."""
+    U = _u(u)
+    d = U.shape[1]
+    S = sympy.zeros(d, d)
+    for i in range(n + 1):
+        S += gamma ** (n - i) * U[i, :].T * U[i, :]
+    return _mat(WA, d, "WA").T * S * _mat(WV, d, "WV")
+
+
+def printed_lines(u: Any, WA: Any, WV: Any, gamma: Any) -> dict:
+    """Each line of the printed unrolling for z^0 and z^1, literally (needs N ≥ 2).
+
+    ``u^T[:, i]`` is column i of uᵀ, i.e. u[i,:]ᵀ.  The keys name the line.
+
+    >>> L = printed_lines([[1], [2]], [[1]], [[1]], sympy.Symbol("g"))
+    >>> L["z1 line 2"], L["z1 line 3"]
+    (Matrix([[2*g + 4]]), Matrix([[g + 4]]))
+    """
+    U = _u(u)
+    if U.shape[0] < 2:
+        raise HypothesisError("u: the printed lines for z^1 need N >= 2")
+    d = U.shape[1]
+    A_, V_ = _mat(WA, d, "WA"), _mat(WV, d, "WV")
+    r = lambda i: U[i, :]            # u[i, :], a row
+    c = lambda i: U[i, :].T          # u^T[:, i], a column
+    z0 = (U * A_)[0, :].T * (U * V_)[0, :]
+    return {
+        "z0 line 1": z0,
+        "z0 line 2": (r(0) * A_).T * r(0) * V_,
+        "z0 line 3": A_.T * r(0).T * r(0) * V_,
+        "z0 line 4": A_.T * (c(0) * r(0)) * V_,
+        "z1 line 1": gamma * z0 + A_.T * (c(1) * r(1)) * V_,
+        "z1 line 2": gamma * (A_.T * (c(1) * r(0)) * V_) + A_.T * (c(1) * r(1)) * V_,
+        "z1 line 3": A_.T * (gamma * (c(0) * r(0)) + c(1) * r(1)) * V_,
+    }
+
+
+def _lin(b: CircuitBuilder, terms: dict) -> int:
+    terms = {w: c for w, c in terms.items() if not (c == 0)}
+    return b.linear(terms)
+
+
+def retnet_circuit(N: int, d: int, WA: Any, WC: Any, WV: Any, gamma: Any, form: str = "scan") -> Circuit:
+    """The circuit for y (row-major, N·d outputs) on x = row-major(u) (N·d inputs).
+
+    ``form="recurrence"``: z^n = γ·z^{n−1} + A[n,:]ᵀV[n,:] gate by gate.
+    ``form="scan"``: z^n = Σ_{i≤n} γ^{n−i} P_i by log₂N doubling steps.
+    """
+    for pname, v in (("N", N), ("d", d)):
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 1:
+            raise HypothesisError(f"{pname}: must be a positive integer, got {v!r}")
+    if form not in ("scan", "recurrence"):
+        raise HypothesisError(f"form: expected 'scan' or 'recurrence', got {form!r}")
+    Ws = {}
+    for name, W in (("WA", WA), ("WC", WC), ("WV", WV)):
+        a = np.asarray(W, dtype=object)
+        if a.shape != (d, d) or any(isinstance(v, str) for v in a.flat):
+            raise HypothesisError(f"{name}: must be a d×d = {d}×{d} array of numbers, got shape {a.shape}")
+        Ws[name] = a
+    b = CircuitBuilder(N * d, f"retnet(N={N}, d={d}, {form})")
+    x = lambda n, j: n * d + j
+    proj = {name: [[_lin(b, {x(n, j): W[j, k] for j in range(d)}) for k in range(d)] for n in range(N)]
+            for name, W in Ws.items()}
+    A, C, V = proj["WA"], proj["WC"], proj["WV"]
+    P = [[[b.mul(A[n][k], V[n][j]) for j in range(d)] for k in range(d)] for n in range(N)]
+    if form == "recurrence":
+        z = [P[0]]
+        for n in range(1, N):
+            z.append([[b.linear({z[-1][k][j]: gamma, P[n][k][j]: 1}) for j in range(d)] for k in range(d)])
+    else:
+        S = P
+        s = 1
+        while s < N:
+            g = gamma ** s
+            S = [S[n] if n < s else
+                 [[b.linear({S[n][k][j]: 1, S[n - s][k][j]: g}) for j in range(d)] for k in range(d)]
+                 for n in range(N)]
+            s *= 2
+        z = S
+    outs = []
+    for n in range(N):
+        for j in range(d):
+            prods = [b.mul(C[n][k], z[n][k][j]) for k in range(d)]
+            outs.append(prods[0] if d == 1 else b.add(*prods))
+    return b.build(outs)
+
+
+@lru_cache(maxsize=32)
+def _model_cached(N: int, d: int, key: tuple, gamma: Any, form: str):
+    from .constructions.arithmetic import compile_arithmetic
+
+    WA, WC, WV = (np.array(k, dtype=object).reshape(d, d) for k in key)
+    return compile_arithmetic(retnet_circuit(N, d, WA, WC, WV, gamma, form), N, d)
+
+
+def retnet_model(N: int, d: int, WA: Any, WC: Any, WV: Any, gamma: Any, form: str = "scan"):
+    """Corollary H.22: the RetNet circuit compiled by Theorem H.21 (a CompiledCircuit; cached).
+
+    >>> import sympy
+    >>> m = retnet_model(2, 1, [[1]], [[1]], [[1]], sympy.Symbol("g"))
+    >>> m.stack.signature.N, m.stack.signature.d_int
+    (2, 1)
+    """
+    key = tuple(tuple(np.asarray(W, dtype=object).reshape(-1).tolist()) for W in (WA, WC, WV))
+    return _model_cached(N, d, key, gamma, form)
+
+
+def parameter_count(stack: Any) -> dict:
+    """Entries of all layer parameters as stored (W, h, b1, b2) and how many are non-zero."""
+    total = nonzero = 0
+    for layer in stack.layers:
+        for name in ("W", "h", "b1", "b2"):
+            a = getattr(layer, name)
+            total += a.size
+            nonzero += int(np.count_nonzero(a != 0)) if a.dtype != object else sum(1 for v in a.flat if v != 0)
+    return {"stored": total, "nonzero": nonzero}

@@ -1,0 +1,163 @@
+"""Butterflies (Def. H.14), Prop. H.15 and the Lemma H.16 stacks."""
+import argparse
+
+import numpy as np
+import pytest
+import sympy
+
+from symconv import HypothesisError, sym, verify
+from symconv.constructions.butterfly import (Butterfly, ButterflyFactorMatrix, butterfly_layer_count,
+                                             compile_butterfly, compile_butterfly_factor, compile_factors,
+                                             from_row_major, prop_h15_table, random_butterfly, random_factor,
+                                             row_major, symbolic_butterfly, symbolic_factor)
+from symconv.dependency import dependencies, generic_dependencies, missing
+from symconv.numeric import run
+from symconv.registry import load_claims
+from symconv.symbolic import ExactSeq, evaluate, make_ring, run_state
+
+RNG = np.random.default_rng(7)
+SHAPES = [(1, 2), (2, 1), (2, 2), (4, 2), (2, 4), (8, 1), (1, 8), (4, 4)]
+
+
+def dense_factor(F):
+    """B_k^(n) written entry by entry from Def. H.14, independently of ``to_matrix``."""
+    M = np.zeros((F.n, F.n))
+    h = F.k // 2
+    for b in range(F.n // F.k):
+        top = np.block([[np.diag(F.D[b, 0]), np.diag(F.D[b, 1])], [np.diag(F.D[b, 2]), np.diag(F.D[b, 3])]])
+        M[b * F.k:(b + 1) * F.k, b * F.k:(b + 1) * F.k] = top
+    return M
+
+
+@pytest.mark.parametrize("n,k", [(2, 2), (8, 2), (8, 4), (8, 8), (16, 4)])
+def test_factor_reference_matches_definition(n, k):
+    F = random_factor(n, k, RNG)
+    x = RNG.standard_normal((3, n))
+    M = dense_factor(F)
+    assert np.allclose(F.to_matrix(), M)
+    assert np.allclose(F.apply(x), x @ M.T)
+    assert np.allclose(F.transpose().to_matrix(), M.T)
+    c = RNG.standard_normal(n)
+    assert np.allclose(F.scale_rows(c).to_matrix(), np.diag(c) @ M)
+
+
+def test_butterfly_is_product_of_factors_in_printed_order():
+    B = random_butterfly(16, RNG)
+    M = np.eye(16)
+    for f in B.factors:          # B_16 B_8 B_4 B_2
+        M = M @ dense_factor(f)
+    x = RNG.standard_normal(16)
+    assert np.allclose(B.to_matrix(), M)
+    assert np.allclose(B.apply(x), M @ x)
+    assert [f.k for f in B.applied()] == [2, 4, 8, 16]
+
+
+def test_prop_h15_table():
+    rows = prop_h15_table(8)
+    printed = [r for r in rows if r["form"] != "corrected"]
+    corrected = [r for r in rows if r["form"] == "corrected"]
+    assert len(corrected) == 6 and all(r["holds"] for r in corrected)
+    assert printed and not any(r["holds"] for r in printed)
+    # the first wrong entry of the printed form is a D2 position: top half of the first block
+    assert all(r["first_wrong_entry"] == (0, r["k"] // 2) for r in printed)
+
+
+@pytest.mark.parametrize("n,d", SHAPES)
+def test_compiled_factor_numeric_every_k(n, d):
+    u = RNG.standard_normal((2, n, d))
+    k = 2
+    while k <= n * d:
+        F = random_factor(n * d, k, RNG)
+        s = compile_butterfly_factor(F, n, d)
+        assert s.L == (2 if k <= d else 3)
+        assert (s.N_int, s.d_int) == (n, 3 * d)
+        ref = from_row_major(F.apply(row_major(u)), n, d)
+        assert np.abs(run(s, u) - ref).max() < 1e-12
+        k *= 2
+
+
+@pytest.mark.parametrize("n,d", [(2, 2), (4, 2), (2, 4), (1, 4), (4, 1)])
+def test_compiled_butterfly_exact(n, d):
+    B = symbolic_butterfly(n * d, "b")
+    u = sym("u", n, d)
+    s = compile_butterfly(B, n, d)
+    assert s.L == butterfly_layer_count(n, d) == int(np.log2(d)) + 2 * int(np.log2(n)) + 1
+    out = evaluate(s, u)
+    exp = from_row_major(B.apply(row_major(u.entries)), n, d)
+    for a, b in zip(out.entries.flat, exp.flat):
+        assert sympy.expand(a - b) == 0
+
+
+def test_final_state_is_clean():
+    n, d = 4, 2
+    F = symbolic_factor(8, 8, "b")
+    s = compile_butterfly_factor(F, n, d)
+    u = sym("u", n, d)
+    R = make_ring(u.free_symbols() | set(F.D.flat))
+    st = run_state(s, ExactSeq.from_block(R, u).pad(s.N_int, s.d_int))
+    for j in range(d, 3 * d):
+        assert all(v == 0 for v in st.cols[j])
+
+
+def test_row_factor_needs_a_non_causal_layer():
+    F = random_factor(8, 8, RNG)          # n = 4 rows, d = 2: partner rows i ± 2
+    s = compile_butterfly_factor(F, 4, 2)
+    assert "circular" in s.modes()
+    need = dependencies(s)[:4, :4]
+    assert need[0, 2]                       # output row 0 reads input row 2 (an up shift)
+    assert missing(need, generic_dependencies(4, 50, "causal"))
+
+
+def test_numeric_butterfly_mid_size():
+    n, d = 256, 4
+    B = random_butterfly(n * d, RNG)
+    u = RNG.standard_normal((1, n, d))
+    got = run(compile_butterfly(B, n, d), u)
+    ref = from_row_major(B.apply(row_major(u)), n, d)
+    assert np.linalg.norm(got - ref) / np.linalg.norm(ref) < 1e-13
+
+
+@pytest.mark.parametrize("bad, words", [
+    (lambda: ButterflyFactorMatrix(6, 2, np.zeros((3, 4, 1))), "n: must be a power of two"),
+    (lambda: ButterflyFactorMatrix(8, 2, np.zeros((4, 4, 2))), "D: diagonals"),
+    (lambda: ButterflyFactorMatrix(4, 8, np.zeros((1, 4, 4))), "k: block size"),
+    (lambda: ButterflyFactorMatrix(4, 3, np.zeros((1, 4, 1))), "k: must be a power of two"),
+    (lambda: ButterflyFactorMatrix(2, 2, np.array([[["a"], ["b"], ["c"], ["d"]]])), "D: strings"),
+    (lambda: Butterfly(4, (random_factor(4, 2, RNG), random_factor(4, 4, RNG))), "factors:"),
+    (lambda: compile_butterfly(random_butterfly(8, RNG), 2, 2), "n, d:"),
+    (lambda: compile_butterfly_factor(random_factor(8, 2, RNG), 3, 2), "n: must be a power of two"),
+    (lambda: compile_butterfly_factor(random_factor(8, 2, RNG), 4, 3), "d: must be a power of two"),
+    (lambda: compile_factors([random_factor(8, 2, RNG), random_factor(4, 2, RNG)], 2, 2), "factors[1]: size"),
+    (lambda: random_factor(8, 4, RNG).apply(np.zeros(6)), "x: last axis"),
+])
+def test_bad_input(bad, words):
+    with pytest.raises(HypothesisError, match=words.replace("(", r"\(").replace("[", r"\[")):
+        bad()
+
+
+def test_proof_verdicts_match_records():
+    claims = [c for c in load_claims() if c.id in ("H.15", "H.16")]
+    assert len(claims) == 5
+    verdicts = [v for c in claims for v in verify(c, max_size=8)]
+    assert all(v.ok for v in verdicts), [(v.name, v.variant, v.verdict) for v in verdicts if not v.ok]
+    assert {v.verdict for v in verdicts} == {"holds", "fails"}
+
+
+def test_numeric_hooks():
+    for c in load_claims():
+        if c.id != "H.16":
+            continue
+        for v in c.variants:
+            if v.numeric is None:
+                continue
+            case = v.numeric(64, 4, 2, np.random.default_rng(1))
+            assert np.abs(run(case.stack, case.input) - case.expected).max() < 1e-12
+
+
+def test_bench_suite_small():
+    from symconv.bench import butterfly
+    args = argparse.Namespace(min_log=6, max_log=8, step=2, d=4, batch=2, e=2, w=2, kaleidoscope_max_log=8,
+                              chunk=3, seed=0)
+    recs = butterfly.run(args)
+    errs = [r for r in recs if r.name.endswith("relative error")]
+    assert len(errs) == 6 and all(r.ok for r in errs)
