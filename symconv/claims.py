@@ -302,10 +302,12 @@ def check_instance(inst: Instance, sizes: Mapping[str, int]) -> tuple[Failure | 
 
 
 def verify(claim: Claim, max_size: int = 8, variants: Sequence[str] | None = None,
-           sizes: Iterable[Mapping[str, int]] | None = None) -> list[Verdict]:
+           sizes: Iterable[Mapping[str, int]] | None = None, executor: Any = None) -> list[Verdict]:
     """Verify every variant of ``claim`` over the sweep of sizes up to ``max_size``.
 
     ``sizes`` replaces the sweep with explicit assignments (hypotheses still checked).
+    ``executor`` (any ``concurrent.futures.Executor``) checks the sizes of a sweep in
+    parallel; see :func:`check_sizes`.
     """
     if max_size < 1:
         raise HypothesisError(f"max_size: must be at least 1, got {max_size}")
@@ -327,24 +329,85 @@ def verify(claim: Claim, max_size: int = 8, variants: Sequence[str] | None = Non
             continue
         mine = [z for z in sweep if variant.applies(z)]
         where = f" with {variant.where.text}" if variant.where is not None else ""
-        out.append(_verify_variant(claim, variant, mine, scope + where))
+        out.append(_verify_variant(claim, variant, mine, scope + where, executor))
     return out
 
 
-def _verify_variant(claim: Claim, variant: Variant, sweep: list[dict], scope: str) -> Verdict:
+def _claim_ref(claim: Claim) -> Any:
+    """A picklable handle on ``claim``: (proof file, index in its CLAIMS) when it has one."""
+    import sys as _sys
+
+    for v in claim.variants:
+        mod = _sys.modules.get(getattr(v.build, "__module__", ""), None)
+        claims = getattr(mod, "CLAIMS", None)
+        if getattr(mod, "__file__", None) and isinstance(claims, (list, tuple)):
+            for i, c in enumerate(claims):
+                if c is claim:
+                    return ("proof file", mod.__file__, i)
+    return claim
+
+
+def _check_sizes_task(ref: Any, vindex: int, sizes: dict) -> tuple:
+    """Worker side of :func:`check_sizes`: build and check one size assignment."""
+    if isinstance(ref, tuple) and ref[:1] == ("proof file",):
+        from pathlib import Path
+
+        from .registry import load_module  # lazy: registry imports this module
+
+        ref = load_module(Path(ref[1])).CLAIMS[ref[2]]
+    inst = ref.variants[vindex].build(sizes)
+    f, steps = check_instance(inst, sizes)
+    return str(inst.stack.signature), f, steps
+
+
+def check_sizes(claim: Claim, variant: Variant, sweep: list[dict], executor: Any = None) -> Iterable[tuple]:
+    """(built signature, failure, step results) for each size of ``sweep``, in order.
+
+    Without ``executor`` the sizes are checked one by one, lazily.  With one
+    (``concurrent.futures.ProcessPoolExecutor``, or a Dask cluster's
+    ``Client.get_executor()`` for sweeps that outgrow one machine) every size is
+    submitted at once.  A claim from a proof file travels as (file, index) and
+    is re-imported by the worker, so workers need the proofs at the same path;
+    other claims travel pickled (Dask's cloudpickle handles their lambdas).
+
+        >>> from concurrent.futures import ThreadPoolExecutor
+        >>> from symconv.blocks import sym, zeros
+        >>> from symconv.constructions.shifts import shift_down
+        >>> def build(s):
+        ...     y = sym("y", s["N"])
+        ...     return Instance(y, shift_down(s["N"], 1), zeros(1) | sym("y", s["N"] - 1))
+        >>> c = Claim("X.1", "shift", "shift by one", sizes=(SizeParam("N", 2),),
+        ...           variants=(Variant("corrected", build),))
+        >>> with ThreadPoolExecutor(2) as ex:
+        ...     [(sig, f) for sig, f, _ in check_sizes(c, c.variants[0], c.sweep(3), ex)]
+        [('(2, 1, 1, 2, 1)', None), ('(3, 1, 1, 3, 1)', None)]
+    """
+    if executor is None:
+        for sizes in sweep:
+            inst = variant.build(sizes)
+            f, steps = check_instance(inst, sizes)
+            yield str(inst.stack.signature), f, steps
+        return
+    vindex = next(i for i, v in enumerate(claim.variants) if v is variant)
+    ref = _claim_ref(claim)
+    futures = [executor.submit(_check_sizes_task, ref, vindex, dict(s)) for s in sweep]
+    for fut in futures:
+        yield fut.result()
+
+
+def _verify_variant(claim: Claim, variant: Variant, sweep: list[dict], scope: str,
+                    executor: Any = None) -> Verdict:
     t0 = time.perf_counter()
     failure = None
     step_fail: dict[str, StepResult] = {}
     step_order: list[str] = []
     sig_claimed = sig_built = "-"
     checked = 0
-    for sizes in sweep:
-        inst = variant.build(sizes)
+    for sizes, (built, f, steps) in zip(sweep, check_sizes(claim, variant, sweep, executor)):
         checked += 1
         if claim.claimed is not None:
             sig_claimed = str(claim.claimed(sizes))
-        sig_built = str(inst.stack.signature)
-        f, steps = check_instance(inst, sizes)
+        sig_built = built
         for r in steps:
             if r.label not in step_fail:
                 step_order.append(r.label)

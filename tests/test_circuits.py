@@ -166,3 +166,37 @@ def test_numeric_width_4096():
     assert abs(got - ref) <= 1e-9 * abs(ref)
     rep = cc.report()
     assert rep["w"] == 4096 and rep["Δ"] == 12 and rep["N'"] <= 12 * 4096
+
+
+def test_corollary_h20_route_is_exact_with_wider_state():
+    c = det3_circuit()
+    cc = compile_arithmetic(c, 3, 3, linear="H.20")
+    assert cc.stack.signature.d_int == 12  # compile_matrix's three blocks of 2^⌈log 3⌉ channels
+    failure, _ = exact_check_linear(c, 3, 3, "H.20")
+    assert failure is None, failure.describe()
+    with pytest.raises(HypothesisError, match="linear"):
+        compile_arithmetic(c, 3, 3, linear="dense")
+
+
+def exact_check_linear(circuit, n, d, linear):
+    cc = compile_arithmetic(circuit, n, d, linear=linear)
+    u = sym("u", n, d)
+    R = make_ring(u.free_symbols())
+    vals = evaluate_ring(circuit, R, [R.from_expr(v) for v in u.entries.reshape(-1)])
+    out = np.zeros(n * d, dtype=object)
+    out[...] = 0
+    out[:len(vals)] = [v.as_expr() for v in vals]
+    return check_instance(Instance(u, cc.stack, from_array(out.reshape(n, d))), {})
+
+
+def test_proof_verdicts():
+    from symconv.claims import verify
+    from symconv.registry import load_claims, select
+
+    claims = {c.name: c for c in select(load_claims(), ["H.21"])}
+    vs = {v.variant: v for v in verify(claims["mult layer"], sizes=[{"m": 2, "r": 1}])}
+    assert vs["remember(y : v2, v3, e_0, p) as printed"].verdict == "fails"
+    assert "p[0,0]" in vs["remember(y : v2, v3, e_0, p) as printed"].failure.got
+    assert vs["construction"].verdict == "holds"
+    vs = verify(claims["Horner"], sizes=[{"k": 3}])
+    assert [v.verdict for v in vs] == ["holds", "holds"]

@@ -73,3 +73,13 @@ def test_bad_input():
         recurrence("u", WA, WC, WV, g)
     with pytest.raises(HypothesisError, match="N >= 2"):
         printed_lines([[1, 2]], WA, WV, g)
+
+
+def test_proof_verdicts():
+    from symconv.claims import verify
+    from symconv.registry import load_claims, select
+
+    (claim,) = [c for c in select(load_claims(), ["H.22"]) if c.name == "eq. 7"]
+    vs = {v.variant: v for v in verify(claim, sizes=[{"N": 2, "d": 1}])}
+    assert vs["printed z1 line 2"].verdict == "fails"
+    assert all(v.verdict == "holds" for k, v in vs.items() if k != "printed z1 line 2")

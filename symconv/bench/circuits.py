@@ -121,4 +121,5 @@ def run(args) -> list[Record]:
                           f"compile + run {t_r:.3g} s; signature {sig}"))
         out.append(Record(f"RetNet N={N}: L / (N log2 2d)", sig.L / (N * math.log2(2)), "reported", None, "",
                           f"Corollary H.22 claims O(N log d) layers; scan form depth {cc.circuit.depth}"))
-    return out
+    return [Record(r.name, float(r.value), r.target, None if r.ok is None else bool(r.ok), r.unit, r.detail)
+            for r in out]

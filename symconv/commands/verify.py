@@ -14,6 +14,7 @@ import sys
 from tabulate import tabulate
 
 from ..claims import Verdict, verify
+from ..model import HypothesisError
 from ..registry import load_claims, select
 
 FORMATS = ("table", "markdown", "json")
@@ -25,6 +26,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--max-size", type=int, default=8, metavar="K", help="largest size swept (default 8)")
     p.add_argument("--format", choices=FORMATS, default="table")
     p.add_argument("--proofs", metavar="DIR", help="folder of proof files (default: the checkout's proofs/)")
+    p.add_argument("--workers", type=int, default=1, metavar="K",
+                   help="check the sizes of each sweep in K processes (default 1: in this process)")
     return p
 
 
@@ -63,7 +66,16 @@ def render(verdicts: list[Verdict], fmt: str) -> str:
 
 def main(args: argparse.Namespace) -> int:
     claims = select(load_claims(args.proofs), args.ids)
-    verdicts = [v for c in claims for v in verify(c, max_size=args.max_size)]
+    workers = getattr(args, "workers", 1)
+    if workers < 1:
+        raise HypothesisError(f"--workers: must be at least 1, got {workers}")
+    if workers == 1:
+        verdicts = [v for c in claims for v in verify(c, max_size=args.max_size)]
+    else:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(workers) as ex:
+            verdicts = [v for c in claims for v in verify(c, max_size=args.max_size, executor=ex)]
     print(render(verdicts, args.format))
     bad = [v for v in verdicts if not v.ok]
     if bad and args.format != "json":

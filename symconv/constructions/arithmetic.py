@@ -30,6 +30,14 @@ the data branch u·W of the gate, which is what the layer above does.
 d > 1: the input u (N×d) is first spread to channel 0 in row-major order
 (x[i·d + j] = u[i, j]), and the outputs are gathered back at the end.
 
+``linear="H.20"`` takes the paper's route for the linear layers instead: the
+wire vector fills the state row-major and each linear layer is the matrix
+R^ℓ·M'' compiled by Corollary H.20
+(:func:`symconv.constructions.linear_circuits.compile_matrix`).  It is exact
+too, but that compiler works on three blocks of 2^⌈log d⌉ channels, so the
+stack has d' = 3·2^⌈log d⌉ rather than d, and it takes dense matrices (small
+widths only).
+
 >>> import sympy
 >>> from symconv.circuits import from_polynomials
 >>> from symconv.blocks import sym
