@@ -48,6 +48,7 @@ from symconv import Block, Claim, Hypothesis, Instance, Signature, SizeParam, St
 from symconv.claims import NumericCase, check_instance
 from symconv.constructions.remember import (remember, remember_as_printed,
                                             remember_family, required_length)
+from symconv.parametric.remember import describe as remember_parametric
 
 SIZES = (SizeParam("n", 1, 2), SizeParam("m", 1, 2), SizeParam("s", 0, 2), SizeParam("t", 0, 2),
          SizeParam("N", 2), SizeParam("d", 1, 2))
@@ -187,6 +188,7 @@ CLAIMS = [
            Variant("as printed, working shift_up", build_printed("working"), expect="fails",
                    note="layers 1-2 as printed, then one circular shift_up by 2n+s+m+t: z² still fails"),
            Variant("corrected", build_corrected, numeric=numeric_case,
+                   parametric=lambda z: remember_parametric(z, "max"),
                    note="two layers on N' = max(N, 2n+s+2m-1, 2n+2s+m) rows")),
           (PAPER, XH, VH, SWEEP)),
     Claim("H.10", "remember (printed blocks fit)",
@@ -201,6 +203,7 @@ CLAIMS = [
           "remember(y : x, v, h, p) in two layers on N rows, for N >= max(2n+s+2m-1, 2n+2s+m)",
           SIZES, lambda z: Signature(z["N"], 5, z["d"], z["N"], z["d"]),
           (Variant("corrected", build_at_N, numeric=numeric_case,
+                   parametric=lambda z: remember_parametric(z, "N"),
                    note="the size condition was found by an exact sweep (smallest_length)"),),
           (PAPER, FITS, SWEEP)),
 ]

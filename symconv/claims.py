@@ -369,6 +369,12 @@ def check_sizes(claim: Claim, variant: Variant, sweep: list[dict], executor: Any
     submitted at once.  A claim from a proof file travels as (file, index) and
     is re-imported by the worker, so workers need the proofs at the same path;
     other claims travel pickled (Dask's cloudpickle handles their lambdas).
+    With a Dask cluster (``pip install distributed``; the workers share the
+    checkout's path)::
+
+        from dask.distributed import Client
+        client = Client("tcp://scheduler:8786")
+        verdicts = verify(claim, max_size=16, executor=client.get_executor())
 
         >>> from concurrent.futures import ThreadPoolExecutor
         >>> from symconv.blocks import sym, zeros

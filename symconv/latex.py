@@ -147,12 +147,16 @@ def entry_latex(v: Any, names: Mapping | None = None) -> str:
 MAX_ENTRY_OPS = 12
 
 
-def matrix_latex(a: Any, names: Mapping | None = None, max_rows: int = 40, max_cols: int = 12,
+def matrix_latex(a: Any, names: Mapping | None = None, max_rows: int = 20, max_cols: int = 12,
                  rules: Sequence[int] = ()) -> str:
-    r"""A 2-D array as a parenthesised ``array`` (rows beyond ``max_rows`` elided).
+    r"""A 2-D array as a parenthesised ``array``; three or more zero rows in a row
+    become one block row ``0^k`` between rules, as in the paper; rows beyond
+    ``max_rows`` are elided.
 
-    >>> matrix_latex(np.array([[1], [2]], dtype=object))
-    '\\left(\\begin{array}{c}1 \\\\\n2\\end{array}\\right)'
+    >>> print(matrix_latex(np.array([[1], [0], [0], [0], [2]], dtype=object)))
+    \left(\begin{array}{c}1 \\
+    \hline \bm{0}^{3} \\
+    \hline 2\end{array}\right)
     """
     a = np.asarray(a, dtype=object)
     if a.ndim == 1:
@@ -161,18 +165,27 @@ def matrix_latex(a: Any, names: Mapping | None = None, max_rows: int = 40, max_c
     if names is None:
         names = _symbol_names(a.flat, d)
     cols = list(range(min(d, max_cols)))
-    rows_ = list(range(n)) if n <= max_rows else list(range(max_rows - 2)) + [n - 1]
-    lines = []
-    for k, i in enumerate(rows_):
-        if n > max_rows and k == len(rows_) - 1:
-            lines.append(" & ".join([r"\vdots"] * len(cols) + ([r"\cdots"] if d > max_cols else [])))
-        cells = [entry_latex(a[i, j], names) for j in cols] + ([r"\cdots"] if d > max_cols else [])
-        line = " & ".join(cells)
-        if i in rules and k:
-            line = r"\hline " + line
-        lines.append(line)
-    spec = "c" * (len(cols) + (1 if d > max_cols else 0))
-    return r"\left(\begin{array}{" + spec + "}" + " \\\\\n".join(lines) + r"\end{array}\right)"
+    more = [r"\cdots"] if d > max_cols else []
+    zero = [all(v == 0 for v in a[i, :]) for i in range(n)]
+    lines, i = [], 0
+    while i < n:
+        j = i
+        while j < n and zero[j]:
+            j += 1
+        if j - i >= 3:  # a run of zero rows: one block
+            lines.append((True, " & ".join([rf"\bm{{0}}^{{{j - i}}}"] * len(cols) + more)))
+            i = j
+            continue
+        lines.append((False, " & ".join([entry_latex(a[i, c], names) for c in cols] + more)))
+        i += 1
+    if len(lines) > max_rows:
+        lines = lines[: max_rows - 2] + [(False, " & ".join([r"\vdots"] * (len(cols) + len(more))))] + lines[-1:]
+    out = []
+    for k, (block, text) in enumerate(lines):
+        ruled = k and (block or lines[k - 1][0])
+        out.append((r"\hline " if ruled else "") + text)
+    spec = "c" * (len(cols) + len(more))
+    return r"\left(\begin{array}{" + spec + "}" + " \\\\\n".join(out) + r"\end{array}\right)"
 
 
 def block_latex(block) -> str:
@@ -533,6 +546,9 @@ def representative_sizes(claim, limit: int = 4, variant=None) -> dict | None:
     return None
 
 
+MAX_LAYERS = 8  # concrete derivations of longer stacks show the first six and the last two layers
+
+
 def _concrete_parts(claim, variant, sizes: dict) -> list:
     from .symbolic import ExactSeq, apply_layer, make_ring, stack_symbols
 
@@ -550,8 +566,25 @@ def _concrete_parts(claim, variant, sizes: dict) -> list:
     state = ExactSeq.from_block(R, inst.input).pad(stack.N_int, stack.d_int)
     new = state
     steps = {s.layers: s for s in inst.steps}
+    L = stack.L
+    shown = set(range(1, L + 1)) if L <= MAX_LAYERS else set(range(1, MAX_LAYERS - 1)) | {L - 1, L}
     for k, layer in enumerate(stack.layers, start=1):
         new = apply_layer(layer, state)
+        if k not in shown:  # long stacks: the middle layers are checked, not typeset
+            if k - 1 in shown:
+                gap = max(x for x in range(k, L + 1) if x not in shown)
+                parts.append(("text", f"Layers {k} to {gap} are not shown (each is checked exactly)."))
+            step = steps.get(k)
+            if step is not None:
+                claimed = ExactSeq.from_block(R, step.expected)
+                same = (claimed.N, claimed.d) == (new.N, new.d)
+                ok = same and new.first_difference(claimed) is None
+                parts.append(("text", ("" if ok else r"\fbox{\textbf{Erratum}} ") + "Claimed state "
+                              + escape(step.label) + f" (after layer {k}): " + (HOLD if ok else FAIL) + "."))
+                state = claimed if same else new
+            else:
+                state = new
+            continue
         star = r"\ast" if layer.conv == "causal" else r"\circledast"
         W = np.asarray(layer.W, dtype=object)
         hasW = any(not (v == 0) for v in W.flat)

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -549,7 +550,11 @@ def run_bounded(stack: Stack | Prepared, u: Any, xp: Any = None, dtype: str = "f
     E = EPS[prep.dtype] * float(xp.max(xp.abs(z))) if prep.dtype != "float64" else 0.0
     with _Runner(prep) as r:
         for i, p in enumerate(prep.layers, start=1):
-            E = _layer_bound(p, z, E, xp, prep.dtype, prep.real)
+            with warnings.catch_warnings():  # a bound may overflow: it is then inf
+                warnings.simplefilter("ignore", RuntimeWarning)
+                E = _layer_bound(p, z, E, xp, prep.dtype, prep.real)
+            if not math.isfinite(E):
+                E = math.inf
             z = r.layer(p, z)
             if progress is not None:
                 progress(i, len(prep.layers))

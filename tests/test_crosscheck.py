@@ -1,0 +1,204 @@
+"""``symconv crosscheck``, the CuPy dispatch on a stand-in namespace, parallel sweeps, plots."""
+import json
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from symconv import cli
+from symconv.claims import verify
+from symconv.commands import crosscheck as cc
+from symconv.model import HypothesisError
+from symconv.registry import load_claims, select
+
+PROOF = '''
+import numpy as np
+from symconv import Claim, Instance, SizeParam, Variant, sym, zeros
+from symconv.claims import NumericCase
+from symconv.constructions.shifts import shift_down
+
+def build(z):
+    y = sym("y", z["N"])
+    return Instance(y, shift_down(z["N"], 1), zeros(1) | sym("y", z["N"] - 1))
+
+def numeric(shift_in_reference):
+    def hook(N, d, batch, rng):
+        def reference(u):
+            out = u * 0
+            out[:, shift_in_reference:] = u[:, : N - shift_in_reference]
+            return out
+        return NumericCase(shift_down(N, 1, d), rng.standard_normal((batch, N, d)), reference)
+    return hook
+
+CLAIMS = [
+    Claim("X.1", "shift_right", "shift by one", (SizeParam("N", 2),), None,
+          (Variant("construction", build, numeric=numeric(1)),)),
+    Claim("X.2", "shift_wrong", "shift by one, wrong expected output", (SizeParam("N", 2),), None,
+          (Variant("construction", build, numeric=numeric(2)),)),
+    Claim("X.3", "shift_erratum", "a recorded erratum", (SizeParam("N", 2),), None,
+          (Variant("as printed", build, expect="fails", numeric=numeric(2)),)),
+    Claim("X.4", "no_hook", "no numeric hook", (SizeParam("N", 2),), None,
+          (Variant("construction", build),)),
+]
+'''
+
+
+@pytest.fixture()
+def proofs(tmp_path, request):
+    d = tmp_path / "proofs"
+    d.mkdir()
+    # a unique file name: proof modules are cached by name
+    (d / f"h99_{request.node.name.replace('[', '_').replace(']', '').replace('-', '_')}.py").write_text(PROOF)
+    return str(d)
+
+
+def run_cli(argv, capsys):
+    rc = cli.main(argv)
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+@pytest.mark.parametrize("backend", ["numpy", "exact"])
+def test_a_right_claim_holds_and_exits_zero(proofs, capsys, backend):
+    rc, out, _ = run_cli(["crosscheck", "X.1", "--proofs", proofs, "--N", "4096", "--backend", backend,
+                          "--format", "json", "--quiet"], capsys)
+    (row,) = json.loads(out)
+    assert rc == 0 and row["status"] == "holds" and row["ok"] is True and row["N"] == 4096
+    if backend == "numpy":
+        assert row["max_abs_error"] <= row["bound"] < 1e-6
+
+
+@pytest.mark.parametrize("backend", ["numpy", "exact"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_a_wrong_expected_output_fails_and_exits_one(proofs, capsys, backend, dtype):
+    rc, out, err = run_cli(["crosscheck", "X.2", "--proofs", proofs, "--N", "1024", "--backend", backend,
+                            "--dtype", dtype, "--quiet"], capsys)
+    assert rc == 1
+    assert "fails  <-- recorded: holds" in out
+    assert "differ from what their proofs record" in err
+
+
+def test_a_recorded_erratum_that_fails_is_ok(proofs, capsys):
+    rc, out, _ = run_cli(["crosscheck", "X.3", "--proofs", proofs, "--N", "512", "--format", "json", "--quiet"],
+                         capsys)
+    (row,) = json.loads(out)
+    assert rc == 0 and row["status"] == "fails" and row["ok"] is True
+
+
+def test_claims_without_a_hook_are_listed_or_refused_when_named(proofs, capsys):
+    rc, out, _ = run_cli(["crosscheck", "--proofs", proofs, "--N", "256", "--format", "json", "--quiet"], capsys)
+    rows = {r["id"]: r for r in json.loads(out)}
+    assert rows["X.4"]["status"] == "no numeric hook" and rows["X.4"]["ok"] is None
+    assert rc == 1  # X.2 fails
+    rc, _, err = run_cli(["crosscheck", "X.4", "--proofs", proofs, "--quiet"], capsys)
+    assert rc == 2 and "no numeric hook" in err
+
+
+def test_progress_goes_to_stderr(proofs, capsys):
+    rc, out, err = run_cli(["crosscheck", "X.1", "--proofs", proofs, "--N", "256"], capsys)
+    assert rc == 0 and "X.1 shift_right [construction] numpy N=256" in err and "holds" in err
+
+
+def test_explain_bound(capsys):
+    rc, out, _ = run_cli(["crosscheck", "--explain-bound"], capsys)
+    assert rc == 0 and "log2 F" in out and "Higham" in out
+
+
+def test_cupy_backend_without_cupy_is_a_clear_error(proofs, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "cupy", None)
+    rc, _, err = run_cli(["crosscheck", "X.1", "--proofs", proofs, "--backend", "cupy", "--quiet"], capsys)
+    assert rc == 2 and "cupy is not installed" in err
+
+
+def test_cupy_backend_dispatches_to_the_namespace_path(proofs, capsys, monkeypatch):
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("_symconv_test_numeric", Path(__file__).with_name("test_numeric.py"))
+    helpers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(helpers)
+    GuardArray, fake = helpers.GuardArray, helpers.RecordingNamespace()
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    rc, out, _ = run_cli(["crosscheck", "X.1", "--proofs", proofs, "--backend", "cupy", "--N", "512",
+                          "--format", "json", "--quiet"], capsys)
+    (row,) = json.loads(out)
+    assert rc == 0 and row["status"] == "holds" and row["backend"] == "cupy"
+    assert "fft.rfft" in fake.calls and "fft.irfft" in fake.calls
+    assert isinstance(fake.asarray(np.ones(2)), GuardArray)
+
+
+def test_every_registered_claim_with_a_hook_holds_at_2_16():
+    claims = select(load_claims(), ["H.8", "H.9"])
+    for backend in ("numpy", "exact"):
+        outs = cc.crosscheck(claims, N=1 << 16, d=2, backend=backend)
+        ran = [o for o in outs if o.status != "no numeric hook"]
+        assert ran and all(o.ok for o in ran), [(o.id, o.variant, o.status) for o in ran]
+        assert all(o.N >= 1 << 16 for o in ran)
+
+
+def test_bad_sizes_name_the_parameter():
+    with pytest.raises(HypothesisError, match="N: must be a positive integer"):
+        cc.crosscheck([], N=0)
+    with pytest.raises(HypothesisError, match="backend"):
+        cc.crosscheck([], backend="jax")
+
+
+# ----------------------------------------------------------------- parallel sweeps
+
+
+def test_verify_with_a_process_pool_gives_the_same_verdicts():
+    from concurrent.futures import ProcessPoolExecutor
+
+    claims = select(load_claims(), ["H.8"])
+    serial = [v for c in claims for v in verify(c, max_size=4)]
+    with ProcessPoolExecutor(2) as ex:
+        parallel = [v for c in claims for v in verify(c, max_size=4, executor=ex)]
+    key = lambda v: (v.id, v.name, v.variant, v.verdict, v.sizes_checked, v.signature_built,  # noqa: E731
+                     v.failure.describe() if v.failure else None)
+    assert [key(v) for v in parallel] == [key(v) for v in serial]
+    assert any(v.verdict == "fails" for v in parallel)  # the printed shift_up route
+
+
+def test_verify_command_takes_workers(capsys):
+    rc, out, _ = run_cli(["verify", "H.9", "--max-size", "4", "--workers", "2", "--format", "json"], capsys)
+    rows = json.loads(out)
+    assert rc == 0 and {r["verdict"] for r in rows} == {"holds", "fails"}
+    rc, _, err = run_cli(["verify", "H.9", "--workers", "0"], capsys)
+    assert rc == 2 and "--workers" in err
+
+
+# ----------------------------------------------------------------- plots
+
+
+def test_plot_writes_a_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    from symconv.plot import plot_numeric
+
+    path = tmp_path / "numeric.png"
+    plot_numeric({"time": {"ours": [(1024, 1e-3), (2048, 2.2e-3)], "floor": [(1024, 8e-4), (2048, 1.7e-3)]},
+                  "error": {"float64": [(1024, 1e-14), (2048, 2e-14)]}}, path)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_without_matplotlib_is_a_clear_error(tmp_path, monkeypatch):
+    from symconv.plot import plot_numeric
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(HypothesisError, match="pip install 'symconv\\[plot\\]'"):
+        plot_numeric({"time": {"x": [(1, 1.0)]}}, tmp_path / "x.png")
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_torch_zoology_layer_computes_the_same_layer():
+    torch = pytest.importorskip("torch")
+    from symconv import numeric
+    from symconv.bench.numeric import dense_layer, torch_layer
+    from symconv.model import Stack
+
+    N, d = 256, 4
+    layer = dense_layer(N, d)
+    fwd = torch_layer(N, d, layer, 1)
+    u = np.random.default_rng(0).standard_normal((2, N, d))
+    ours = numeric.run(Stack(N, d, (layer,)), u)
+    assert np.allclose(fwd(torch.from_numpy(u)).numpy(), ours, atol=1e-10)

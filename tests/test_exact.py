@@ -1,0 +1,187 @@
+"""Exact modular checks: NTT and python-flint paths, field mapping, the identity test."""
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from symconv import exact
+from symconv.blocks import Block
+from symconv.constructions.random import random_stack
+from symconv.constructions.shifts import shift_down, shift_up
+from symconv.model import HypothesisError, Layer, Stack
+from symconv.symbolic import evaluate
+
+P = exact.PRIME
+METHODS = ["ntt", pytest.param("flint", marks=pytest.mark.skipif(not exact._have_flint(),
+                                                                  reason="python-flint not installed"))]
+
+
+def direct_conv(x, h, p):
+    return np.array([int(v) % p for v in np.convolve(np.array(x, dtype=object), np.array(h, dtype=object))])
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_convolution_matches_the_schoolbook_product(method):
+    rng = np.random.default_rng(0)
+    for N, K in [(1, 1), (5, 3), (16, 16), (37, 20), (64, 1)]:
+        x = rng.integers(0, P, (2, 3, N))
+        h = rng.integers(0, P, (3, K))
+        causal = exact.convolve_mod(x, h, P, "causal", method)
+        circular = exact.convolve_mod(x, h, P, "circular", method)
+        for b in range(2):
+            for j in range(3):
+                full = direct_conv(x[b, j], h[j], P)
+                assert causal[b, j].tolist() == full[:N].tolist()
+                folded = full[:N].copy()
+                folded[: len(full) - N] += full[N:]
+                assert circular[b, j].tolist() == (folded % P).tolist()
+
+
+def test_ntt_round_trip_and_length_checks():
+    x = np.random.default_rng(1).integers(0, P, (3, 64))
+    assert (exact.ntt(exact.ntt(x, P), P, inverse=True) == x).all()
+    with pytest.raises(HypothesisError, match="power of two"):
+        exact.ntt(np.zeros((1, 6), dtype=np.int64), P)
+    with pytest.raises(HypothesisError, match="p: 7 - 1"):
+        exact.ntt(np.zeros((1, 4), dtype=np.int64), 7)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_modular_run_agrees_with_the_exact_interpreter(method):
+    for seed in range(10):
+        N, d = 3 + seed % 5, 1 + seed % 3
+        stack = random_stack(N=N, d=d, L=1 + seed % 3, N_int=N + seed % 2, d_int=d + (seed // 2) % 2,
+                             conv="mixed", seed=seed)
+        u = np.random.default_rng(seed).integers(-3, 4, (N, d))
+        want = exact.to_field(evaluate(stack, Block(u.astype(object), "u")).entries, P)
+        assert (exact.run_mod(stack, u, P, method) == want).all(), seed
+
+
+def test_fraction_and_float_parameters_map_by_inverses():
+    half, third = Fraction(1, 2), Fraction(1, 3)
+    layer = Layer(W=np.array([[0]], dtype=object), h=np.array([[half]], dtype=object),
+                  b1=np.array([[third]], dtype=object), b2=[[0.25]])
+    stack = Stack(2, 1, (layer,))
+    u = np.array([[6], [9]])
+    want = [(third * (half * 6 + Fraction(1, 4))), (third * (half * 9 + Fraction(1, 4)))]
+    got = exact.run_mod(stack, u, P, "ntt")[:, 0]
+    assert got.tolist() == [exact.field_value(w, P) for w in want]
+    assert exact.field_value(Fraction(1, 2), 7) * 2 % 7 == 1
+
+
+def test_field_mapping_rejects_what_it_cannot_map():
+    with pytest.raises(HypothesisError, match="denominator"):
+        exact.field_value(Fraction(1, 7), 7)
+    with pytest.raises(HypothesisError, match="not finite"):
+        exact.to_field(np.array([np.inf]), P)
+    with pytest.raises(HypothesisError, match="p: must be an odd prime"):
+        exact.check_prime(2 ** 31 - 3)  # composite: 5 · 19 · 22605091
+    with pytest.raises(HypothesisError, match="p: must be an odd prime"):
+        exact.check_prime(2 ** 61 - 1)  # prime, but too large for int64 products
+    with pytest.raises(TypeError, match="zeros_like"):
+        float(exact.ModP(3, 7))
+
+
+def shifted(s):
+    def ref(u):
+        out = np.zeros_like(u)
+        out[:, s:] = u[:, : u.shape[1] - s]
+        return out
+    return ref
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_identity_test_holds_and_fails_at_scale(method):
+    N = 1 << 16
+    ok = exact.check(shift_down(N, 3, 2), shifted(3), method=method, seed=1)
+    assert ok.holds and ok.mismatches == 0 and ok.degree == 1
+    assert ok.error_probability == pytest.approx(1 / P)
+    bad = exact.check(shift_down(N, 3, 2), shifted(2), method=method, seed=1)
+    assert not bad.holds and bad.mismatches > 0
+    assert bad.first[1] >= 2 and bad.got != bad.expected
+    assert "mismatch" in bad.describe() and f"(1/{P})^1" in bad.describe()
+
+
+def test_circular_shift_up_exactly():
+    N, s = 1 << 10, 5
+
+    def ref(u):
+        out = np.zeros_like(u)
+        out[:, : N - s] = u[:, s:]
+        return out
+    assert exact.check(shift_up(N, s, 2), ref, method="ntt").holds
+
+
+def test_degrees_of_stack_and_reference():
+    # two gated layers with W != 0: the degree doubles each time
+    layer = Layer(W=[[1]], h=[[1]], b1=[[0]], b2=[[0]])
+    assert exact.stack_degree(Stack(4, 1, (layer, layer))) == 4
+    assert exact.reference_degree(lambda u: u * u * u + 2 * u, (1, 3, 1)) == 3
+    assert exact.reference_degree(lambda u: 0 * u, (1, 3, 1)) == 0
+    r = exact.check(Stack(8, 1, (layer, layer)), lambda u: (u * u) * (u * u), method="ntt")
+    assert r.holds and r.degree == 4 and r.error_probability == pytest.approx(4 / P)
+
+
+def test_support_restricts_the_random_entries():
+    # a reference that is right only when the second half of the input is zero
+    N = 64
+
+    def ref(u):
+        out = np.zeros_like(u)
+        out[:, 1:] = u[:, :-1]
+        out[:, N // 2 + 1:] = 0
+        return out
+    stack = shift_down(N, 1)
+    assert not exact.check(stack, ref, method="ntt").holds
+    support = np.zeros((1, N, 1), dtype=bool)
+    support[:, : N // 2] = True
+    assert exact.check(stack, ref, method="ntt", support=support).holds
+
+
+def test_bad_arguments():
+    with pytest.raises(HypothesisError, match="trials"):
+        exact.check(shift_down(4, 1), shifted(1), trials=0)
+    with pytest.raises(HypothesisError, match="method"):
+        exact.check(shift_down(4, 1), shifted(1), method="gmp")
+    with pytest.raises(HypothesisError, match="reference: returned shape"):
+        exact.check(shift_down(4, 1), lambda u: u[:, :2], method="ntt")
+
+
+def test_vectorised_reference_agrees_with_field_objects_and_falls_back():
+    rng = np.random.default_rng(3)
+    u = rng.integers(0, P, (2, 40, 3))
+    W = rng.standard_normal((3, 3))
+    h = rng.standard_normal((5, 3))
+    c = np.array([[Fraction(1, 3)]], dtype=object)
+
+    def ref(u):  # constants of every kind, in-place updates, sums, a matmul
+        conv = u * 0
+        for k in range(5):
+            conv[:, k:] += h[k] * u[:, : 40 - k]
+        out = (u @ W + 0.25) * conv - u / 3 + np.cumsum(u, axis=1) + c * u
+        out[:, :2] = 7
+        return np.concatenate([out[:, :1], out[:, 1:]], axis=1)
+
+    fast = exact._reference_mod(ref, u, P)
+    uo = np.empty(u.shape, dtype=object)
+    uo.reshape(-1)[:] = [exact.ModP(v, P) for v in u.reshape(-1).tolist()]
+    slow = exact.to_field(np.asarray(ref(uo), dtype=object), P)
+    assert (fast == slow).all()
+    seen = []
+
+    def branching(u):  # comparisons have no meaning mod p: the objects path is taken
+        seen.append(type(u).__name__)
+        return np.where(np.ones(u.shape, dtype=bool), u, 0) * 2
+    assert (exact._reference_mod(branching, u, P) == 2 * u % P).all()
+    assert seen == ["FieldArray", "ndarray"]
+
+
+def test_vectorised_degrees():
+    W = np.ones((2, 2))
+    cases = [(lambda u: u * u * u + 2 * u, 3), (lambda u: 0 * u + 1, 0), (lambda u: (u @ W) * u, 2),
+             (lambda u: np.cumsum(u, axis=1) * u / 3, 2), (lambda u: np.concatenate([u, u * u], axis=1)[:, :3], 1)]
+    for ref, deg in cases:
+        assert exact.reference_degree(ref, (1, 3, 2)) == deg
+        # the same through degree objects (a reference the vectorised tracker refuses)
+        assert exact.reference_degree(lambda u, ref=ref: ref(np.asarray(u, dtype=object)) if isinstance(u, np.ndarray)
+                                      and u.dtype == object else (_ for _ in ()).throw(TypeError()), (1, 3, 2)) == deg
