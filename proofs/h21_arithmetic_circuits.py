@@ -39,6 +39,8 @@ import math
 from functools import lru_cache
 
 import numpy as np
+
+from symconv.model import HypothesisError
 import sympy
 
 from symconv import Claim, Hypothesis, Instance, Signature, SizeParam, Variant, sym, verify, zeros
@@ -102,9 +104,20 @@ def instance(key, n, d, merge=False, linear="routing"):
     return Instance(u, cc.stack, expected_block(cc.circuit, u))
 
 
+NUMERIC_BUDGET = 1 << 16  # N·d: width N, d channels; about 550 layers on 12·N rows at the budget
+
+
 def numeric_for(kind):
-    """Numeric cases at scale: the product of N inputs (width N), or a random circuit of width ≈ N."""
+    """Numeric cases at scale: the product of N inputs (width N), or a random circuit of width ≈ N.
+
+    The run costs about (layers)·(12·N rows)·d, so the hook refuses N·d above NUMERIC_BUDGET.
+    """
     def numeric(N, d, batch, rng):
+        if N * d > NUMERIC_BUDGET:
+            raise HypothesisError(
+                f"N: a circuit of width N = {N} compiled with d = {d} channels runs on about {12 * N} rows "
+                f"and d channels for hundreds of layers; this hook runs up to N·d = {NUMERIC_BUDGET} "
+                f"(e.g. --N 65536 --d 1)")
         n = max(1, N // d)
         if kind == "product":
             c = product_circuit(n * d)

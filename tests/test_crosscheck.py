@@ -202,3 +202,44 @@ def test_torch_zoology_layer_computes_the_same_layer():
     u = np.random.default_rng(0).standard_normal((2, N, d))
     ours = numeric.run(Stack(N, d, (layer,)), u)
     assert np.allclose(fwd(torch.from_numpy(u)).numpy(), ours, atol=1e-10)
+
+
+def _shift_case(N=32):
+    from symconv.claims import NumericCase
+    from symconv.constructions.shifts import shift_down
+
+    def ref(u):
+        out = u * 0
+        out[:, 1:] = u[:, :-1]
+        return out
+    rng = np.random.default_rng(0)
+    return NumericCase(shift_down(N, 1), rng.standard_normal((1, N, 1)), ref)
+
+
+def test_a_hook_over_its_size_budget_is_reported_not_run_and_the_rest_still_runs():
+    from symconv import Claim, Variant
+
+    def too_big(N, d, batch, rng):
+        raise HypothesisError(f"N: this hook runs up to N = 64, got {N}")
+
+    claim = Claim("T.9", "budget", "test", (), None,
+                  (Variant("big", lambda z: None, numeric=too_big),
+                   Variant("small", lambda z: None, numeric=lambda N, d, b, rng: _shift_case())))
+    out = cc.crosscheck([claim], N=1 << 16, d=1)
+    assert [o.status for o in out] == ["not run", "holds"]
+    assert out[0].ok is None and "up to N = 64" in out[0].detail
+
+
+def test_an_uninformative_bound_falls_back_to_a_tolerance_that_can_fail(monkeypatch):
+    case = _shift_case()
+    real = cc.numeric.run_bounded
+
+    def vacuous(prep, u, **kw):
+        out, _ = real(prep, u, **kw)
+        return out, float("inf")
+    monkeypatch.setattr(cc.numeric, "run_bounded", vacuous)
+    good = cc.check_float(case)
+    assert good["vacuous"] and good["holds"]
+    wrong = type(case)(case.stack, case.input, lambda u: case.reference(u) * 1.001)
+    bad = cc.check_float(wrong)
+    assert bad["vacuous"] and not bad["holds"]

@@ -50,7 +50,7 @@ class Outcome:
     name: str
     variant: str
     backend: str
-    status: str  # holds | fails | no numeric hook
+    status: str  # holds | fails | no numeric hook | not run
     expect: str
     N: int = 0
     d: int = 0
@@ -65,7 +65,7 @@ class Outcome:
 
     @property
     def ok(self) -> bool | None:
-        if self.status == "no numeric hook":
+        if self.status in ("no numeric hook", "not run"):
             return None
         return self.status == self.expect
 
@@ -153,6 +153,11 @@ class Progress:
             self.stream.flush()
 
 
+# Used only where the a-priori bound is at least max|reference| (deep stacks), so that the
+# check can still fail: a working stack stays many orders of magnitude below these.
+PRACTICAL_REL_TOL = {"float64": 1e-8, "float32": 1e-2}
+
+
 def _case(claim: Claim, variant: Variant, N: int, d: int, batch: int, seed: int) -> NumericCase:
     rng = np.random.default_rng(seed)
     case = variant.numeric(N, d, batch, rng)
@@ -206,8 +211,9 @@ def check_float(case: NumericCase, backend: str = "numpy", dtype: str = "float64
         err = math.inf
     bound += 4 * numeric.EPS["float64"] * case.stack.N_int * ref_max
     vacuous = not bound < ref_max
+    rel = err / ref_max if ref_max > 0 else err
     return {
-        "holds": err <= bound,
+        "holds": rel <= PRACTICAL_REL_TOL[dtype] if vacuous else err <= bound,
         "vacuous": vacuous,
         "max_abs_error": err,
         "max_rel_error": err / ref_max if ref_max > 0 else err,
@@ -234,7 +240,11 @@ def crosscheck(claims: list[Claim], N: int = 1 << 16, d: int = 4, batch: int = 1
             if variant.numeric is None:
                 out.append(Outcome(status="no numeric hook", **base))
                 continue
-            case = _case(claim, variant, N, d, batch, seed)
+            try:
+                case = _case(claim, variant, N, d, batch, seed)
+            except HypothesisError as exc:  # e.g. a hook's size budget: say so, check the rest
+                out.append(Outcome(status="not run", detail=str(exc), **base))
+                continue
             st = case.stack
             size = dict(N=st.N, d=st.d, batch=int(np.shape(case.input)[0]), layers=st.L)
             progress.start(f"{claim.id} {claim.name} [{variant.name}] {backend} N={st.N} d={st.d} L={st.L}")
@@ -245,7 +255,8 @@ def crosscheck(claims: list[Claim], N: int = 1 << 16, d: int = 4, batch: int = 1
                             detail=r.describe(), **size, **base)
             else:
                 r = check_float(case, backend, dtype, progress)
-                note = "; bound not informative (>= max|reference|)" if r.pop("vacuous") else ""
+                note = (f"; a-priori bound not informative (>= max|reference|): checked against relative "
+                        f"error <= {PRACTICAL_REL_TOL[dtype]:g} instead") if r.pop("vacuous") else ""
                 o = Outcome(status="holds" if r.pop("holds") else "fails", detail=dtype + note, **size, **base, **r)
             progress.done(f"{o.status} ({o.seconds:.2f} s)")
             out.append(o)
@@ -270,7 +281,7 @@ def render(outcomes: list[Outcome], fmt: str = "table") -> str:
                "bound", "s", "peak MiB"]
     text = tabulate(rows, headers=headers, maxcolwidths=[None, None, 22] + [None] * 9)
     notes = [f"{o.id} {o.name} [{o.variant}]: {o.detail}" for o in outcomes
-             if o.detail and (o.backend == "exact" or "not informative" in o.detail)]
+             if o.detail and (o.backend == "exact" or "not informative" in o.detail or o.status == "not run")]
     if any(o.backend != "exact" and o.status != "no numeric hook" for o in outcomes):
         notes.append("bound: a-priori rounding bound (ε·log2 F × norms, layer by layer); "
                      "see `symconv crosscheck --explain-bound`; peak MiB: numpy allocations (tracemalloc)")
