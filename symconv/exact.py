@@ -197,6 +197,15 @@ _STRUCTURAL = {np.zeros_like, np.empty_like, np.copy, np.transpose, np.moveaxis,
                np.stack, np.hstack, np.vstack, np.atleast_3d, np.ascontiguousarray, np.pad, np.tril, np.triu}
 
 
+
+def _result(r: Any, out: Any, wrap: Any) -> Any:
+    """A ufunc result: written into ``out`` when numpy passed one, else wrapped."""
+    if out is not None:
+        (o,) = out
+        o.view(np.ndarray)[...] = r
+        return o
+    return wrap(r)
+
 class FieldArray(np.ndarray):
     """int64 residues mod p whose arithmetic (+, −, ·, /, @, sums) stays in F_p.
 
@@ -259,11 +268,7 @@ class FieldArray(np.ndarray):
             r = getattr(np.add, method)(np.asarray(args[0], dtype=np.int64), **kwargs) % p
         else:
             raise _NotInField(f"{ufunc.__name__}.{method}")
-        if out is not None:
-            (o,) = out
-            o.view(np.ndarray)[...] = r
-            return o
-        return _as_field(r, p)
+        return _result(r, out, lambda v: _as_field(v, p))
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         p = self.p
@@ -482,11 +487,7 @@ class DegreeArray(np.ndarray):
             r = getattr(np.maximum, method)(np.asarray(args[0], dtype=np.int64), **kwargs)
         else:
             raise _NotInField(f"{ufunc.__name__}.{method}")
-        if out is not None:
-            (o,) = out
-            o.view(np.ndarray)[...] = r
-            return o
-        return _as_deg(r)
+        return _result(r, out, _as_deg)
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         if func in (np.sum, np.cumsum):
