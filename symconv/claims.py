@@ -174,6 +174,14 @@ class Verdict:
         """The verdict is the one the proof file records."""
         return self.verdict == self.expect
 
+    @property
+    def holds(self) -> bool:
+        """The variant holds on everything checked (``bool(verdict)`` is the same)."""
+        return self.verdict == "holds"
+
+    def __bool__(self) -> bool:
+        return self.holds
+
     def _repr_markdown_(self) -> str:
         """Jupyter: one line with verdict, scope and failure (see :mod:`symconv.latex`)."""
         from .latex import verdict_markdown
@@ -183,13 +191,37 @@ class Verdict:
     def as_dict(self) -> dict:
         d = asdict(self)
         d["ok"] = self.ok
+        d["holds"] = self.holds
         if self.failure is not None:
-            d["failure"]["position"] = list(self.failure.position)
+            f = self.failure
+            d["failure"] = f.as_dict() if hasattr(f, "as_dict") else asdict(f)
+            d["failure"]["position"] = list(f.position)
         return d
 
 
+class Verdicts(list):
+    """The verdicts of :func:`verify`: a list with ``.holds`` (every variant holds) and ``.ok``.
+
+    >>> Verdicts().holds, Verdicts().ok
+    (True, True)
+    """
+
+    @property
+    def holds(self) -> bool:
+        """Every verdict holds."""
+        return all(v.holds for v in self)
+
+    @property
+    def ok(self) -> bool:
+        """Every verdict is the one its proof records."""
+        return all(v.ok for v in self)
+
+    def __bool__(self) -> bool:  # a list of verdicts is truthy when they all hold
+        return self.holds
+
+
 def verify(claim: Claim, max_size: int = 8, variants: Sequence[str] | None = None,
-           sizes: Iterable[Mapping[str, int]] | None = None, executor: Any = None) -> list[Verdict]:
+           sizes: Iterable[Mapping[str, int]] | None = None, executor: Any = None) -> "Verdicts":
     """Verify every variant of ``claim`` over the sweep of sizes up to ``max_size``.
 
     ``sizes`` replaces the sweep with explicit assignments (hypotheses still checked).
@@ -217,7 +249,7 @@ def verify(claim: Claim, max_size: int = 8, variants: Sequence[str] | None = Non
         mine = [z for z in sweep if variant.applies(z)]
         where = f" with {variant.where.text}" if variant.where is not None else ""
         out.append(_verify_variant(claim, variant, mine, scope + where, executor))
-    return out
+    return Verdicts(out)
 
 
 def _claim_ref(claim: Claim) -> Any:
