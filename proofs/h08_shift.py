@@ -3,62 +3,80 @@
 shift_down: e_s(X)·y(X) = X^s·y(X), so BaseConv(y, 0, e_s, 1, 0) moves every
 channel down by s rows, for 0 ≤ s < N.
 
-shift_up, as printed, is three layers: Y0 = y ⊛ e_0 (claimed to reverse y),
-Y1 = shift_down(Y0, s) (claimed: Y1[i] = Y0[N−1−i+s] for i ≥ s), and
-Y2 = Y1 ⊛ e_0 (claimed: Y2[i] = y[i+s]).  A convolution with e_0 is the
-identity under either reading of ⊛, so the printed route computes
-shift_down(y, s): every step is checked on its own and the first one fails.
+shift_up, as printed (the part we have starts inside this proof), is three
+layers.  Its displayed formulas, each checked as a step from the claimed state
+before it:
 
-The working construction is one circular layer: (1^{N−s} | 0^s) ⊙ (e_{N−s} ⊛ y).
+* the call BaseConv(y, 0, e_0, 1, 0) ≡ y ⊛ e_0 = Y0, and Y0[:, j] = coeff(Σ_i y[N−1−i, j] X^i)
+  (a reversal);
+* Y1 ≡ shift_down(Y0, s), and Y1[:, j] ≡ coeff(Σ_{i=s}^{N−1} Y0[N−1−(i−s), j] X^i)
+  ≡ coeff(Σ_{i=s}^{N−1} Y0[N−1−i+s, j] X^i) (the two displayed forms are the same index);
+* Y2 = Y1 ⊛ e_0 = coeff(Σ_i y[i+s, j] X^i);
+* the count: "one and three layers".
+
+A convolution with e_0 is the identity under either reading of ⊛, so the
+route computes shift_down(y, s): the reversal step fails, and so do the
+formula for Y1 (which, read with the claimed Y0, is y shifted down) and Y2.
+The call Y1 ≡ shift_down(Y0, s) holds (layer 2 is shift_down).
+
+The working construction is one circular layer (1^{N−s} | 0^s) ⊙ (e_{N−s} ⊛ y).
 No causal stack computes shift_up for s ≥ 1, at any depth and internal size:
-output row 0 must read input row s, and the dependency pattern of every
-causal stack is lower triangular (``causal_reach`` shows it).
+output row 0 must read input row s, and the dependency pattern of every causal
+stack is lower triangular (``causal_reach`` shows it).
+
+Every construction here is written once (symconv.constructions.shifts), with
+N and s as symbols; the concrete stacks of the sweep are its instantiations.
 """
-from symconv import Claim, Hypothesis, Instance, Signature, SizeParam, Step, Variant, sym, verify, zeros
+from symconv import Claim, Hypothesis, Signature, SizeParam, Step, Variant, verify, zeros
 from symconv.blocks import reverse, rows
 from symconv.claims import NumericCase
-from symconv.constructions.shifts import shift_down, shift_up, shift_up_as_printed
+from symconv.constructions.shifts import (shift_down, shift_down_layer, shift_up, shift_up_layer,
+                                          shift_up_printed_layers)
 from symconv.dependency import generic_dependencies, missing, shift_up_pattern
-from symconv.parametric import X, Description, PLayer, gt, pones, psym, pzeros
+from symconv.parametric import Description, PStep, psym, pzeros, size
+from symconv.constructions.params import gate_layer, unit_filter
 
+N, s, d = size("N"), size("s"), size("d")
 SIZES = (SizeParam("N", 1), SizeParam("s", 0), SizeParam("d", 1, 2))
-HYPOTHESES = (Hypothesis("0 <= s < N", lambda z: 0 <= z["s"] < z["N"]),)
+HYPOTHESES = (Hypothesis(s < N),)
 
 
-def down_expected(y, s):
-    return zeros(s, y.d) | rows(y, 0, y.n - s)
+def down(z):
+    """shift_down: X^s·y(X), cut below X^N."""
+    y = psym("y", z["N"])
+    return Description(y, (shift_down_layer(z["N"], z["s"]),), pzeros(z["s"]) | y.rows(0, z["N"] - z["s"]))
 
 
-def up_expected(y, s):
-    return rows(y, s, y.n) | zeros(s, y.d)
+def up(z):
+    """The working shift_up: (1^{N-s} | 0^s) ⊙ (X^{N-s}·y(X) mod X^N − 1)."""
+    y = psym("y", z["N"])
+    return Description(y, (shift_up_layer(z["N"], z["s"]),), y.rows(z["s"], z["N"]) | pzeros(z["s"]))
 
 
-def build_down(z):
-    N, s, d = z["N"], z["s"], z["d"]
-    y = sym("y", N, d)
-    return Instance(y, shift_down(N, s, d), down_expected(y, s))
+def printed(circ):
+    """The printed three layers; its expressible claimed state is the output y[s:] (the reversals are not blocks)."""
+    def construction(z):
+        y = psym("y", z["N"])
+        return Description(y, shift_up_printed_layers(z["N"], z["s"], circ), y.rows(z["s"], z["N"]) | pzeros(z["s"]),
+                           (PStep("Y2 = Y1 ⊛ e_0 = coeff(Σ y[i+s] X^i)", 3, y.rows(z["s"], z["N"]) | pzeros(z["s"])),))
+    return construction
 
 
-def printed_steps(y, s):
-    """The three states the printed proof claims."""
-    Y0 = reverse(y)                                   # claimed: y ⊛ e_0 reverses y
-    Y1 = zeros(s, y.d) | rows(reverse(Y0), 0, y.n - s)  # Y1[i] = Y0[N-1-i+s] for i >= s
-    Y2 = up_expected(y, s)                            # Y2[i] = y[i+s]
-    return (Step("Y0 = y ⊛ e_0", 1, Y0), Step("Y1 = shift_down(Y0, s)", 2, Y1), Step("Y2 = Y1 ⊛ e_0", 3, Y2))
-
-
-def build_printed(circ):
-    def build(z):
-        N, s, d = z["N"], z["s"], z["d"]
-        y = sym("y", N, d)
-        return Instance(y, shift_up_as_printed(N, s, d, circ), up_expected(y, s), printed_steps(y, s))
-    return build
-
-
-def build_up(z):
-    N, s, d = z["N"], z["s"], z["d"]
-    y = sym("y", N, d)
-    return Instance(y, shift_up(N, s, d), up_expected(y, s))
+def printed_steps(circ):
+    """The displayed formulas that are not block columns (reversals), as concrete steps."""
+    def steps(z, inst):
+        n, k, dd = z["N"], z["s"], z["d"]
+        y = inst.input
+        Y0 = reverse(y)                                        # Y0[i] = y[N-1-i]
+        Y1_call = zeros(k, dd) | rows(Y0, 0, n - k)            # shift_down(Y0, s)
+        Y1_formula = zeros(k, dd) | rows(reverse(Y0), 0, n - k)  # Y1[i] = Y0[N-1-i+s] for i >= s
+        call = gate_layer(unit_filter(0, dd), [[1]], 0, conv=circ, d=dd)
+        return (Step("Y0 ≡ BaseConv(y, 0, e_0, 1, 0)", 1, Y0, kind="call", call=call),
+                Step("Y0 = coeff(Σ y[N-1-i] X^i)", 1, Y0),
+                Step("Y1 ≡ shift_down(Y0, s)", 2, Y1_call),
+                Step("Y1 = coeff(Σ_{i>=s} Y0[N-1-i+s] X^i)", 2, Y1_formula),
+                Step("shift_up in three layers", 3, kind="count", count=3))
+    return steps
 
 
 def numeric_down(N, d, batch, rng):
@@ -81,49 +99,27 @@ def numeric_up(N, d, batch, rng):
     return NumericCase(shift_up(N, s, d), rng.standard_normal((batch, N, d)), reference, {"N": N, "s": s, "d": d})
 
 
-def describe_down(z):
-    """shift_down with N and s as symbols: X^s·y(X), truncated below X^N."""
-    N, s = z["N"], z["s"]
-    y = psym("y", N)
-    return Description(y, (PLayer(X**s, 1),), pzeros(s) | y.rows(0, N - s), facts=(gt(N, s),))
-
-
-def describe_printed(circ):
-    """The printed route without its claimed states (the reversal is not a block shift)."""
-    def d(z):
-        N, s = z["N"], z["s"]
-        y = psym("y", N)
-        layers = (PLayer(X**0, 1, conv=circ), PLayer(X**s, 1), PLayer(X**0, 1, conv=circ))
-        return Description(y, layers, y.rows(s, N) | pzeros(s), facts=(gt(N, s),))
-    return d
-
-
-def describe_up(z):
-    """The corrected shift_up: (1^{N-s} | 0^s) ⊙ (X^{N-s}·y(X) mod X^N − 1)."""
-    N, s = z["N"], z["s"]
-    y = psym("y", N)
-    layer = PLayer(X**(N - s), pones(N - s) | pzeros(s), conv="circular")
-    return Description(y, (layer,), y.rows(s, N) | pzeros(s), facts=(gt(N, s),))
-
-
 def causal_reach(N, s, L):
     """Pairs (output row, input row) shift_up needs that no L-layer causal stack has."""
     return missing(shift_up_pattern(N, s), generic_dependencies(N, L, "causal"))
 
 
+PRINTED_FAILS = ("Y0 ≡ BaseConv(y, 0, e_0, 1, 0)", "Y0 = coeff(Σ y[N-1-i] X^i)",
+                 "Y1 = coeff(Σ_{i>=s} Y0[N-1-i+s] X^i)", "Y2 = Y1 ⊛ e_0 = coeff(Σ y[i+s] X^i)")
+
 CLAIMS = [
     Claim("H.8", "shift_down", "shift_down(y, s): every channel moved down by s rows, in one layer",
           SIZES, lambda z: Signature(z["N"], 1, z["d"], z["N"], z["d"]),
-          (Variant("construction", build_down, numeric=numeric_down, parametric=describe_down),), HYPOTHESES),
+          (Variant("construction", construction=down, numeric=numeric_down),), HYPOTHESES),
     Claim("H.8", "shift_up", "shift_up(y, s): every channel moved up by s rows, in three layers",
           SIZES, lambda z: Signature(z["N"], 3, z["d"], z["N"], z["d"]),
-          (Variant("as printed, ⊛ circular", build_printed("circular"), expect="fails",
-                   parametric=describe_printed("circular"),
+          (Variant("as printed, ⊛ circular", construction=printed("circular"), expect="fails",
+                   extra_steps=printed_steps("circular"), fails_at=PRINTED_FAILS,
                    note="a convolution with e_0 is the identity, not a reversal; the route computes shift_down"),
-           Variant("as printed, ⊛ causal", build_printed("causal"), expect="fails",
-                   parametric=describe_printed("causal"),
+           Variant("as printed, ⊛ causal", construction=printed("causal"), expect="fails",
+                   extra_steps=printed_steps("causal"), fails_at=PRINTED_FAILS,
                    note="same route with ⊛ read as the causal product"),
-           Variant("corrected", build_up, numeric=numeric_up, parametric=describe_up,
+           Variant("corrected", construction=up, numeric=numeric_up,
                    note="one circular layer (1^{N-s} | 0^s) ⊙ (e_{N-s} ⊛ y); no causal stack can shift up")),
           HYPOTHESES),
 ]
@@ -131,5 +127,5 @@ CLAIMS = [
 if __name__ == "__main__":
     for claim in CLAIMS:
         for v in verify(claim, max_size=6):
-            print(v.id, v.name, v.variant, v.verdict, v.failure.describe() if v.failure else "")
+            print(v.id, v.name, v.variant, v.verdict, v.checked, v.failure.describe() if v.failure else "")
     print("causal stacks cannot reach, e.g. (N=6, s=2, L=10):", causal_reach(6, 2, 10)[:3], "...")

@@ -48,18 +48,19 @@ from symconv import Block, Claim, Hypothesis, Instance, Signature, SizeParam, St
 from symconv.claims import NumericCase, check_instance
 from symconv.constructions.remember import (remember, remember_as_printed,
                                             remember_family, required_length)
+from symconv.parametric import size
 from symconv.parametric.remember import describe as remember_parametric
+from symconv.sweep import Cap
 
+n, m, s, t, N, d = (size(k) for k in ("n", "m", "s", "t", "N", "d"))
 SIZES = (SizeParam("n", 1, 2), SizeParam("m", 1, 2), SizeParam("s", 0, 2), SizeParam("t", 0, 2),
          SizeParam("N", 2), SizeParam("d", 1, 2))
-PAPER = Hypothesis("n + m + s + t <= N", lambda z: z["n"] + z["m"] + z["s"] + z["t"] <= z["N"])
-XH = Hypothesis("x∗h ∈ R^(n+s): s >= n-1", lambda z: z["s"] >= z["n"] - 1)
-VH = Hypothesis("v∗h ∈ R^(m+t): t >= n-1", lambda z: z["t"] >= z["n"] - 1)
-SWEEP = Hypothesis("sweep bound: d = 2 only for N <= 5", lambda z: z["d"] == 1 or z["N"] <= 5)
-PRINTED_FITS = Hypothesis("N >= 3n+2s+2m+t (the printed z² fits in N)",
-                          lambda z: z["N"] >= 3 * z["n"] + 2 * z["s"] + 2 * z["m"] + z["t"])
-FITS = Hypothesis("N >= max(2n+s+2m-1, 2n+2s+m)",
-                  lambda z: z["N"] >= required_length(z["n"], z["m"], z["s"]))
+CAPS = (Cap(("N", "d"), 10),)   # d = 2 only for N <= 5: the symbolic check grows fast with N·d
+PAPER = Hypothesis(n + m + s + t <= N)
+XH = Hypothesis(s >= n - 1, why="x∗h ∈ R^(n+s)")
+VH = Hypothesis(t >= n - 1, why="v∗h ∈ R^(m+t)")
+PRINTED_FITS = Hypothesis(N >= 3 * n + 2 * s + 2 * m + t, why="the printed z² fits in N")
+FITS = Hypothesis(N >= 2 * n + s + 2 * m - 1, N >= 2 * n + 2 * s + m, why="N >= max(2n+s+2m-1, 2n+2s+m)")
 
 
 # ---------------------------------------------------------------- input blocks
@@ -98,13 +99,39 @@ def claimed_output(z, x, v, h, p):
 
 # ---------------------------------------------------------------- as printed
 
+def conv_full(a, b):
+    """The full product a(X)·b(X) of two blocks, channel by channel (len a + len b − 1 rows)."""
+    na, nb, dd = a.n, b.n, a.d
+    out = np.zeros((na + nb - 1, dd), dtype=int).astype(object)
+    for j in range(dd):
+        for i in range(na):
+            for k in range(nb):
+                out[i + k, j] = out[i + k, j] + a.entries[i, j] * b.entries[k, j]
+    return Block(out, f"{a.name}∗{b.name}")
+
+
 def printed_steps(z, x, v, h, p, last):
+    """Every displayed formula of the printed proof: products, the convolutions before the masks, states, count."""
     n, m, s, t, N, d = z["n"], z["m"], z["s"], z["t"], z["N"], z["d"]
     phx = gated(x, h, p)
+    far = n + m + s + t
     z1 = placed(N, d, (0, phx), (2 * n + 2 * s + m + t, v))
     z2 = placed(N, d, (2 * n + s + m + t, phx), (3 * n + 2 * s + m + t, v))
-    return (Step("z¹ = b¹₁ ⊙ (h¹ * y)", 1, z1), Step("z² = b²₁ ⊙ (h² * z¹)", 2, z2),
-            Step("z = shift_up(z², 2n+s+m+t)", last, claimed_output(z, x, v, h, p)))
+    K = max(n, far + 1) if far < N else n           # h¹ cut at N
+    prod1 = placed(N + K - 1, d, (n + s, conv_full(h, v)), (0, conv_full(h, x)),
+                   (2 * n + 2 * s + m + t, v), (far, x))
+    conv1 = placed(N, d, (0, conv_full(h, x)), (n + s, conv_full(h, v)), (far, x), (2 * n + 2 * s + m + t, v))
+    K2 = far + 1 if far < N else 1
+    prod2 = placed(N + K2 - 1, d, (3 * n + 3 * s + 2 * m + 2 * t, v), (2 * n + 2 * s + m + t, v), (far, phx), (0, phx))
+    conv2 = placed(N, d, (0, phx), (2 * n + s + m + t, phx), (3 * n + 2 * s + m + t, v))
+    return (Step("(h¹ * y) = coeff((h + X^{n+m+s+t})(v X^{n+s} + x))", 1, prod1, kind="product"),
+            Step("h¹ * y = (h∗x | h∗v | x | 0^s | v | ⋯)", 1, conv1, kind="conv"),
+            Step("z¹ = b¹₁ ⊙ (h¹ * y)", 1, z1),
+            Step("h²(X)·z¹(X) = coeff((X^{m+n+s+t} + 1)(v X^{2n+2s+m+t} + p⊙(h∗x)))", 2, prod2, kind="product"),
+            Step("h² * z¹ = (p⊙(h∗x) | 0^{m+t} | 0^n | p⊙(h∗x) | v | ⋯)", 2, conv2, kind="conv"),
+            Step("z² = b²₁ ⊙ (h² * z¹)", 2, z2),
+            Step("z = shift_up(z², 2n+s+m+t)", last, claimed_output(z, x, v, h, p)),
+            ) + ((Step("five layers", last, kind="count", count=5),) if last == 5 else ())
 
 
 def build_printed(shift_up):
@@ -117,21 +144,6 @@ def build_printed(shift_up):
 
 
 # ---------------------------------------------------------------- corrected
-
-def build_corrected(z, N_int=None):
-    n, m, s, N, d = z["n"], z["m"], z["s"], z["N"], z["d"]
-    x, v, h, p, y = blocks(z)
-    M = max(N, required_length(n, m, s)) if N_int is None else N_int
-    stack = remember(N, n, m, s, z["t"], h.entries, p.entries, d, N_int=M)
-    c = max(2 * n + s + m - 1, 2 * n + 2 * s)
-    z1 = placed(M, d, (0, gated(x, h, p)), (c, v))
-    out = claimed_output(z, x, v, h, p)
-    return Instance(y, stack, out, (Step("z¹ = (p ⊙ (h∗x) | 0 | v at row c)", 1, z1),))
-
-
-def build_at_N(z):
-    return build_corrected(z, N_int=z["N"])
-
 
 def numeric_case(N, d, batch, rng):
     """remember at length N: n = N/64, s = n − 1 (the whole product kept), m = N/4, t = 0."""
@@ -178,34 +190,42 @@ def smallest_length(n, m, s, limit=None):
     return None, []
 
 
+PROD1 = "(h¹ * y) = coeff((h + X^{n+m+s+t})(v X^{n+s} + x))"
+PROD2 = "h²(X)·z¹(X) = coeff((X^{m+n+s+t} + 1)(v X^{2n+2s+m+t} + p⊙(h∗x)))"
+CONV2 = "h² * z¹ = (p⊙(h∗x) | 0^{m+t} | 0^n | p⊙(h∗x) | v | ⋯)"
+Z2, Z = "z² = b²₁ ⊙ (h² * z¹)", "z = shift_up(z², 2n+s+m+t)"
+# where the printed blocks reach past N (allowed by n + m + s + t <= N) they are cut, so the products fail too
+PRINTED_FAILS = (PROD1, PROD2, CONV2, Z2, Z)
+WORKING_FAILS = PRINTED_FAILS
+FIT_FAILS = (CONV2, Z2, Z)
+FIT_WORKING_FAILS = (CONV2, Z2)
+
 CLAIMS = [
     Claim("H.10", "remember",
-          "remember(y : x, v, h, p) = (p ⊙ (h ∗ x) | v | 0) in five layers, for n + m + s + t <= N",
+          "remember(y : x, v, h, p) = (p ⊙ (h ∗ x) | v | 0) in five layers",
           SIZES, lambda z: Signature(z["N"], 5, z["d"], z["N"], z["d"]),
-          (Variant("as printed", build_printed("H.8"), expect="fails",
-                   note="z² is wrong (X^{n+m+s+t} moves p⊙(h∗x) to row n+m+s+t, not 2n+s+m+t); "
-                        "H.8's printed shift_up is a shift_down"),
-           Variant("as printed, working shift_up", build_printed("working"), expect="fails",
+          (Variant("as printed", build_printed("H.8"), expect="fails", fails_at=PRINTED_FAILS,
+                   note="the block display of h² * z¹ is wrong (X^{n+m+s+t} moves p⊙(h∗x) to row n+m+s+t, "
+                        "not 2n+s+m+t), so z² is; H.8's printed shift_up is a shift_down"),
+           Variant("as printed, working shift_up", build_printed("working"), expect="fails", fails_at=WORKING_FAILS,
                    note="layers 1-2 as printed, then one circular shift_up by 2n+s+m+t: z² still fails"),
-           Variant("corrected", build_corrected, numeric=numeric_case,
-                   parametric=lambda z: remember_parametric(z, "max"),
+           Variant("corrected", construction=lambda z: remember_parametric(z, "max"), numeric=numeric_case,
                    note="two layers on N' = max(N, 2n+s+2m-1, 2n+2s+m) rows")),
-          (PAPER, XH, VH, SWEEP)),
+          (PAPER, XH, VH), caps=CAPS),
     Claim("H.10", "remember (printed blocks fit)",
           "the same, at sizes where every block the printed proof writes fits in N",
           SIZES, lambda z: Signature(z["N"], 5, z["d"], z["N"], z["d"]),
-          (Variant("as printed", build_printed("H.8"), expect="fails",
-                   note="z¹ holds, z² fails, the H.8 shift_up fails"),
-           Variant("as printed, working shift_up", build_printed("working"), expect="fails",
+          (Variant("as printed", build_printed("H.8"), expect="fails", fails_at=FIT_FAILS,
+                   note="z¹ holds, the display of h² * z¹ and z² fail, the H.8 shift_up fails"),
+           Variant("as printed, working shift_up", build_printed("working"), expect="fails", fails_at=FIT_WORKING_FAILS,
                    note="z¹ holds, z² fails, the shift_up step holds from the claimed z²")),
-          (PAPER, XH, VH, PRINTED_FITS, SWEEP)),
+          (PAPER, XH, VH, PRINTED_FITS), caps=CAPS),
     Claim("H.10", "remember (N' = N)",
-          "remember(y : x, v, h, p) in two layers on N rows, for N >= max(2n+s+2m-1, 2n+2s+m)",
+          "remember(y : x, v, h, p) in two layers on N rows",
           SIZES, lambda z: Signature(z["N"], 5, z["d"], z["N"], z["d"]),
-          (Variant("corrected", build_at_N, numeric=numeric_case,
-                   parametric=lambda z: remember_parametric(z, "N"),
+          (Variant("corrected", construction=lambda z: remember_parametric(z, "N"), numeric=numeric_case,
                    note="the size condition was found by an exact sweep (smallest_length)"),),
-          (PAPER, FITS, SWEEP)),
+          (PAPER, FITS), caps=CAPS),
 ]
 
 if __name__ == "__main__":

@@ -36,6 +36,8 @@ L ≥ 2: layer 2's gate must be affine in z¹, not in u.
 import numpy as np
 
 from symconv import Block, Claim, Hypothesis, Instance, Signature, SizeParam, Step, Variant, sym, verify
+from symconv.parametric import size
+from symconv.sweep import Cap
 from symconv.claims import NumericCase
 from symconv.constructions.hyena import (baseconv_from_hyena, baseconv_from_hyena_as_printed,
                                          hyena_from_baseconv)
@@ -44,10 +46,16 @@ from symconv.model import Layer, Stack
 
 SIZES = (SizeParam("N", 1, 3), SizeParam("Np", 1, 6), SizeParam("L", 1, 3), SizeParam("d", 1, 2))
 SIZES_SQUARE = (SizeParam("N", 1, 3), SizeParam("L", 1, 3), SizeParam("d", 1, 2))
-N_LE_NP = Hypothesis("N <= N'", lambda z: z["N"] <= z["Np"])
-WIDE = Hypothesis("N' >= 2N (symconv's construction)", lambda z: z["Np"] >= 2 * z["N"])
-NARROW = Hypothesis("N' < 2N", lambda z: z["Np"] < 2 * z["N"])
-SMALL = Hypothesis("sweep bound: N·L <= 4 and d·L <= 4", lambda z: z["N"] * z["L"] <= 4 and z["d"] * z["L"] <= 4)
+N, Np = size("N"), size("Np")
+N_LE_NP = Hypothesis(N <= Np)
+WIDE = Hypothesis(Np >= 2 * N, why="symconv's construction")
+NARROW = Hypothesis(Np < 2 * N)
+CAPS = (Cap(("N", "L"), 4), Cap(("d", "L"), 4))   # symbolic layers: the polynomials grow like (N·d)^L
+
+
+def cost(z):
+    """Relative cost of one size point: the output polynomials of L symbolic layers."""
+    return float((z["N"] * z["d"] + 1) ** (2 * z["L"]) * z.get("Np", z["N"]))
 
 
 def zero(shape):
@@ -181,31 +189,36 @@ CLAIMS = [
           SIZES, claimed_5L,
           (Variant("corrected", build_hyena_to_baseconv, numeric=hyena_numeric,
                    note="3L+1 layers on N'+N rows: prep, then (swap,) conv, gate per layer, then read-out"),),
-          (N_LE_NP, WIDE, SMALL)),
+          (N_LE_NP, WIDE), caps=CAPS, cost=cost),
     Claim("H.12", "Hyena -> BaseConv (N' < 2N)",
           "the same for N <= N' < 2N, where N'+N rows are too few for symconv's construction",
           SIZES, claimed_5L,
           (Variant("corrected, on 3N rows", build_hyena_to_baseconv, numeric=hyena_numeric,
                    note="runs on 3N > N'+N rows: a larger internal length than claimed"),),
-          (N_LE_NP, NARROW, SMALL)),
+          (N_LE_NP, NARROW), caps=CAPS, cost=cost),
     Claim("H.12", "Hyena -> BaseConv (printed route)",
           "prep layer, then remember_{N,N,0,0} per layer (N' = N, constant projections p^ℓ = b^ℓ)",
           SIZES_SQUARE, lambda z: Signature(z["N"], 5 * z["L"], z["d"], 2 * z["N"], z["d"]),
           (Variant("as printed", build_printed_route("H.8"), expect="fails",
+                   fails_at=("z^ℓ_BC = (z^ℓ_Hyena | u)",),
                    note="1 + 5L layers; fails at remember's z² (Prop. H.10)"),
            Variant("as printed, working shift_up", build_printed_route("working"), expect="fails",
+                   fails_at=("z^ℓ_BC = (z^ℓ_Hyena | u)",),
                    note="remember's last three layers replaced by one working shift_up: still fails")),
-          (SMALL,)),
+          (), caps=CAPS, cost=cost),
     Claim("H.12", "BaseConv -> Hyena",
           "an L-layer BaseConv model is computed by L Hyena layers, Hyena(…Hyena(u))",
           SIZES_SQUARE, lambda z: Signature(z["N"], z["L"], z["d"], z["N"], z["d"]),
           (Variant("as printed", build_baseconv_to_hyena(True), expect="fails",
+                   fails_at=("z^ℓ_BaseConv = Hyena^ℓ(u)",),
                    note="symbolic b2: the printed induction drops the bias inside the convolution"),
            Variant("corrected (b2 = 0)", build_baseconv_to_hyena(False), numeric=baseconv_numeric,
                    note="a chain of one-layer Hyena models, projection (W, b1), filter h"),
            Variant("one L-layer Hyena (b2 = 0)", build_baseconv_to_hyena(False, chain=False), expect="fails",
+                   fails_at=("z^ℓ_BaseConv = Hyena^ℓ(u)",),
+                   reading="not stated in the paper: the paper chains one-layer Hyena models, Hyena(Hyena(…))",
                    note="projections of the original input cannot gate layer 2 by z¹")),
-          (SMALL,)),
+          (), caps=CAPS, cost=cost),
 ]
 
 if __name__ == "__main__":

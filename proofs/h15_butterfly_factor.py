@@ -28,15 +28,18 @@ Findings (every power of two n ≤ 8, every power of two k ≤ n):
 import numpy as np
 
 from symconv import Claim, Hypothesis, Instance, SizeParam, Variant, sym, verify
+from symconv.hypotheses import eq, pow2
+from symconv.parametric import size
 from symconv.blocks import from_array
 from symconv.constructions.butterfly import (diag_matrix, is_pow2, prop_h15_corrected, prop_h15_rhs,
                                              prop_h15_table, shift_matrix, symbolic_factor)
 from symconv.constructions.linear_circuits import compile_matrix
 
 SIZES = (SizeParam("n", 2, 8), SizeParam("k", 2, 8))
-POW2 = Hypothesis("n, k powers of two (Def. H.14)", lambda z: is_pow2(z["n"]) and is_pow2(z["k"]))
-N_EQ_K = Hypothesis("n = k >= 2", lambda z: z["n"] == z["k"])
-K_LE_N = Hypothesis("k <= n", lambda z: z["k"] <= z["n"])
+n, k = size("n"), size("k")
+POW2 = Hypothesis(pow2(n), pow2(k), why="Def. H.14")
+N_EQ_K = Hypothesis(eq(n, k))
+K_LE_N = Hypothesis(k <= n)
 
 
 def matrix_instance(lhs, rhs, n):
@@ -83,8 +86,8 @@ def build_eq5(which, direction="down"):
 
 PRINTED_NOTE = "d⁺ = (0, D2) vanishes on the top half, so D₂ S^{n/2} has zero top rows; B has D2 there"
 VARIANTS = (
-    Variant("as printed, S down", build_prop("down"), expect="fails", note=PRINTED_NOTE),
-    Variant("as printed, S up", build_prop("up"), expect="fails", note=PRINTED_NOTE),
+    Variant("as printed, S down", build_prop("down"), expect="fails", fails_at=("output",), note=PRINTED_NOTE),
+    Variant("as printed, S up", build_prop("up"), expect="fails", fails_at=("output",), note=PRINTED_NOTE),
     Variant("corrected", build_prop("corrected"),
             note="B_k^(n) = D₁ + S^{k/2} D₃ + (S^{k/2})ᵀ D₂, S down: (S^j x)_i = x_{i−j}"),
 )
@@ -95,17 +98,19 @@ CLAIMS = [
           SIZES, None, VARIANTS, (POW2, N_EQ_K)),
     Claim("H.15", "butterfly_factor_decomposition (k < n)",
           "the same decomposition for every power of two k <= n (d, d⁺, d⁻ taken factor by factor)",
-          SIZES, None, VARIANTS, (POW2, K_LE_N)),
+          SIZES, None, tuple(Variant(v.name, v.build, v.expect, v.note, fails_at=v.fails_at,
+                                     reading="not stated in the paper: Prop. H.15 is stated for n = k only")
+                             for v in VARIANTS), (POW2, K_LE_N)),
     Claim("H.15", "equation 5",
           "D₁ ≡ [[D1,0],[0,D4]], D₂ S^{n/2} ≡ [[0,D2],[0,0]], S^{n/2} D₃ ≡ [[0,0],[D3,0]] (n = k)",
           SIZES, None,
           (Variant("D₁ ≡ [[D1,0],[0,D4]]", build_eq5("D1")),
-           Variant("D₂ S^{n/2} ≡ [[0,D2],[0,0]], S down", build_eq5("D2", "down"), expect="fails",
+           Variant("D₂ S^{n/2} ≡ [[0,D2],[0,0]], S down", build_eq5("D2", "down"), expect="fails", fails_at=("output",),
                    note=PRINTED_NOTE),
-           Variant("D₂ S^{n/2} ≡ [[0,D2],[0,0]], S up", build_eq5("D2", "up"), expect="fails",
+           Variant("D₂ S^{n/2} ≡ [[0,D2],[0,0]], S up", build_eq5("D2", "up"), expect="fails", fails_at=("output",),
                    note=PRINTED_NOTE),
            Variant("S^{n/2} D₃ ≡ [[0,0],[D3,0]], S down", build_eq5("D3", "down")),
-           Variant("S^{n/2} D₃ ≡ [[0,0],[D3,0]], S up", build_eq5("D3", "up"), expect="fails",
+           Variant("S^{n/2} D₃ ≡ [[0,0],[D3,0]], S up", build_eq5("D3", "up"), expect="fails", fails_at=("output",),
                    note="S up moves D3's rows above the matrix")),
           (POW2, N_EQ_K)),
 ]

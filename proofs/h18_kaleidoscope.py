@@ -17,6 +17,9 @@ The symbolic sweep is bounded by w·e·n·d <= 8 (a bound on the sweep, not a
 hypothesis of the lemma); the numeric cross-check runs up to end = 2^20.
 """
 from symconv import Claim, Hypothesis, Instance, Signature, SizeParam, Variant, sym, verify
+from symconv.hypotheses import pow2
+from symconv.parametric import size
+from symconv.sweep import Cap
 from symconv.blocks import from_array
 from symconv.claims import NumericCase
 from symconv.constructions.butterfly import from_row_major, is_pow2, log2, row_major
@@ -24,9 +27,9 @@ from symconv.constructions.kaleidoscope import (compile_kaleidoscope, kaleidosco
                                                 random_kaleidoscope, symbolic_kaleidoscope)
 
 SIZES = (SizeParam("n", 2, 4), SizeParam("d", 2, 4), SizeParam("e", 1, 2), SizeParam("w", 1, 2))
-HYP = (Hypothesis("n, d >= 2 powers of two; e a power of two", lambda z: all(is_pow2(z[p]) for p in "nde")
-                  and z["n"] >= 2 and z["d"] >= 2),
-       Hypothesis("sweep bound w·e·n·d <= 8", lambda z: z["w"] * z["e"] * z["n"] * z["d"] <= 8))
+n, d, e = size("n"), size("d"), size("e")
+HYP = (Hypothesis(pow2(n), pow2(d), pow2(e), n >= 2, d >= 2),)
+CAPS = (Cap(("w", "e", "n", "d"), 8),)   # the symbolic kaleidoscope has w·e·n·d·log(end) symbols
 
 
 def build(z):
@@ -60,7 +63,7 @@ CLAIMS = [
           SIZES, claimed,
           (Variant("construction", build, numeric=numeric,
                    note="2w·(log d + 2 log(en)) + 1 layers, N' = en, d' = 3d"),),
-          HYP),
+          HYP, caps=CAPS),
 ]
 
 

@@ -28,6 +28,8 @@ constant 1) and N' = w, d' = d.
 import numpy as np
 
 from symconv import Claim, Hypothesis, Instance, Signature, SizeParam, Variant, sym, verify
+from symconv.hypotheses import pow2
+from symconv.parametric import size
 from symconv.blocks import from_array
 from symconv.claims import NumericCase
 from symconv.constructions.butterfly import from_row_major, row_major
@@ -35,7 +37,7 @@ from symconv.constructions.linear_circuit_families import FAMILIES, h20_table, r
 from symconv.constructions.linear_circuits import compile_circuit, compile_matrix
 
 SIZES = (SizeParam("n", 1, 4), SizeParam("d", 1, 2))
-POW2 = Hypothesis("nd a power of two (Walsh-Hadamard)", lambda z: (z["n"] * z["d"]) & (z["n"] * z["d"] - 1) == 0)
+POW2 = Hypothesis(pow2(size("n"), size("d")), why="Walsh-Hadamard")
 
 
 def circuit(family, z):

@@ -44,6 +44,8 @@ from symconv.model import HypothesisError
 import sympy
 
 from symconv import Claim, Hypothesis, Instance, Signature, SizeParam, Variant, sym, verify, zeros
+from symconv.hypotheses import divides, pow2
+from symconv.parametric import size
 from symconv.blocks import Block, from_array
 from symconv.circuits import (det3_circuit, evaluate, evaluate_numeric, horner_circuit, matmul_circuit,
                               product_circuit, random_circuit)
@@ -194,24 +196,24 @@ CLAIMS = [
            lambda s: 2 // s["d"], (D_SIZE,)),
     family("product", "x_0·…·x_{k−1} by a balanced tree (Δ = ⌈log₂ k⌉, w = k)", lambda s: ("product", s["k"]),
            lambda s: s["k"] // s["d"], (SizeParam("k", 2, 8), D_SIZE),
-           (Hypothesis("d divides k", lambda s: s["k"] % s["d"] == 0),), numeric=numeric_for("product")),
+           (Hypothesis(divides(size("d"), size("k"))),), numeric=numeric_for("product")),
     family("Horner", "Σ c_i x^i by Horner's rule, symbolic coefficients c_i (Δ = 2k)",
            lambda s: ("horner", s["k"]), lambda s: 1, (SizeParam("k", 1, 8),)),
     family("matmul", "C = A·B for p×p matrices (inputs A | B row-major)", lambda s: ("matmul", s["p"]),
            lambda s: 2 * s["p"] ** 2 // s["d"], (SizeParam("p", 1, 2), D_SIZE)),
     family("det3", "the 3×3 determinant (cofactor expansion)", lambda s: ("det3", 0),
            lambda s: 9 // s["d"], (SizeParam("d", 1, 3),),
-           (Hypothesis("d divides 9", lambda s: 9 % s["d"] == 0),)),
+           (Hypothesis(divides(size("d"), 9)),)),
     family("random", "random circuits: width 2k, depth k, 2k inputs (k = 1, 2, 4, 8: width up to 16)",
            lambda s: ("random", s["k"]), lambda s: 2 * s["k"], (SizeParam("k", 1, 8),),
-           (Hypothesis("k a power of two", lambda s: s["k"] & (s["k"] - 1) == 0),),
-           numeric=numeric_for("random"), h20_where=Hypothesis("k <= 4 (time)", lambda s: s["k"] <= 4),
+           (Hypothesis(pow2(size("k"))),),
+           numeric=numeric_for("random"), h20_where=Hypothesis(size("k") <= 4, why="time"),
            extra=(Variant("linear chains merged", lambda s: instance(("random", s["k"]), 2 * s["k"], 1, True),
                           note="layering(merge_linear=True): consecutive linear gates as one affine map"),)),
     Claim("H.21", "mult layer", "a layer of m multiplications v1 ⊙ v2 that keeps r carried wires v3",
           MULT_SIZES, lambda s: Signature(2 * s["m"] + s["r"], math.ceil(math.log2(2 * s["m"] + s["r"])), 1,
                                           2 * s["m"] + s["r"], 1),
-          (Variant("remember(y : v2, v3, e_0, p) as printed", printed_mult_layer, expect="fails",
+          (Variant("remember(y : v2, v3, e_0, p) as printed", printed_mult_layer, expect="fails", fails_at=("output",),
                    note="p is a parameter of Prop. H.10 (a bias); after the projection v1 is not in the state, "
                         "so the output is p ⊙ v2 for every choice of p"),
            Variant("construction", working_mult_layer,

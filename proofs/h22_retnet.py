@@ -32,6 +32,7 @@ import sympy
 from symconv.model import HypothesisError
 
 from symconv import Claim, Hypothesis, Instance, Signature, SizeParam, Variant, sym, verify
+from symconv.sweep import Cap
 from symconv.blocks import from_array
 from symconv.claims import NumericCase
 from symconv.constructions.arithmetic import compile_arithmetic
@@ -122,10 +123,13 @@ CLAIMS = [
           (Variant("eq. 7", build(source="eq7")),)
           + tuple(Variant(f"printed {ln}", build(source="printed", line=ln),
                           expect="fails" if ln == "z1 line 2" else "holds",
+                          fails_at=("output",) if ln == "z1 line 2" else (),
+                          reading="literal index; the obvious reading u^T[:, 0] holds (line 3 uses it)"
+                          if ln == "z1 line 2" else "",
                           note=("γ(W_Aᵀ(u^T[:,1] u[0,:])W_V): the index should be 0"
                                 if ln == "z1 line 2" else ""))
                   for ln in LINES),
-          (Hypothesis("N·d <= 4 (keeps the exact sweep short)", lambda s: s["N"] * s["d"] <= 4),)),
+          (), caps=(Cap(("N", "d"), 4),)),
 ]
 
 

@@ -11,14 +11,16 @@ products and coefficient extraction; run the same stack numerically with
 [1, S[0,0] + x[0,0]]
 """
 from .blocks import Block, const, ones, sym, unit, vstack, zeros
-from .claims import Claim, Hypothesis, Instance, SizeParam, Step, Variant, Verdict, verify
+from .claims import Claim, Hypothesis, Instance, SizeParam, Step, Variant, Verdict, Verdicts, verify
 from .model import HypothesisError, Layer, Signature, Stack, compose
 from .symbolic import evaluate
+
+from . import display  # noqa: E402,F401 - notebook hooks, installed from the renderer side
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Block", "Claim", "Hypothesis", "HypothesisError", "Instance", "Layer", "Signature",
-    "SizeParam", "Stack", "Step", "Variant", "Verdict", "compose", "const", "evaluate",
+    "SizeParam", "Stack", "Step", "Variant", "Verdict", "Verdicts", "compose", "const", "evaluate",
     "ones", "sym", "unit", "verify", "vstack", "zeros",
 ]

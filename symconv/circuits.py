@@ -347,10 +347,15 @@ def evaluate(circuit: Circuit, x: Sequence[Any], convert: Callable[[Any], Any] |
     >>> evaluate(c, [2])
     [8]
     """
+    if not isinstance(circuit, Circuit):
+        raise HypothesisError(f"circuit: expected a Circuit, got {type(circuit).__name__}")
+    if isinstance(x, (str, bytes)) or not hasattr(x, "__len__"):
+        raise HypothesisError(f"x: expected a sequence of {circuit.n_inputs} input values, got {type(x).__name__}")
     if len(x) != circuit.n_inputs:
         raise HypothesisError(f"x: {len(x)} values for {circuit.n_inputs} inputs")
     conv = convert or (lambda v: v)
-    vals: list = list(x) + [None] * len(circuit.gates)
+    # fixed-width integers would wrap around silently: evaluate them exactly, as Python ints
+    vals: list = [_exact_int(v, f"x[{i}]") for i, v in enumerate(x)] + [None] * len(circuit.gates)
     n = circuit.n_inputs
     for k, g in enumerate(circuit.gates):
         if g.op == "const":
@@ -363,6 +368,19 @@ def evaluate(circuit: Circuit, x: Sequence[Any], convert: Callable[[Any], Any] |
                 v = v + conv(c) * vals[a]
         vals[n + k] = v
     return [vals[o] for o in circuit.outputs]
+
+
+def _exact_int(v: Any, where: str) -> Any:
+    """Plain numpy integers (arrays or scalars) as Python ints (object dtype); anything else as it is."""
+    if isinstance(v, (bool, np.bool_)) or (type(v) is np.ndarray and v.dtype.kind == "b"):
+        raise HypothesisError(f"{where}: booleans are not circuit inputs")
+    if isinstance(v, (str, bytes)):
+        raise HypothesisError(f"{where}: strings are not circuit inputs (never parsed)")
+    if isinstance(v, np.integer):
+        return int(v)
+    if type(v) is np.ndarray and v.dtype.kind in "iu":  # subclasses (e.g. field arrays) keep their arithmetic
+        return v.astype(object)
+    return v
 
 
 def evaluate_ring(circuit: Circuit, ring: Any, x: Sequence[Any]) -> list:
@@ -381,7 +399,14 @@ def evaluate_numeric(circuit: Circuit, X: Any, subs: Mapping | None = None) -> n
     >>> evaluate_numeric(c, np.array([[1.5]])).tolist()
     [[3.0]]
     """
-    X = np.asarray(X, dtype=float)
+    if not isinstance(circuit, Circuit):
+        raise HypothesisError(f"circuit: expected a Circuit, got {type(circuit).__name__}")
+    X = np.asarray(X)
+    if X.dtype.kind not in "iuf":
+        raise HypothesisError(f"X: expected real numbers, got dtype {X.dtype}")
+    if X.dtype.kind == "f" and not np.isfinite(X).all():
+        raise HypothesisError("X: has entries that are not finite (nan or inf)")
+    X = X.astype(float)
     if X.ndim != 2 or X.shape[1] != circuit.n_inputs:
         raise HypothesisError(f"X: expected shape (B, {circuit.n_inputs}), got {X.shape}")
 
@@ -467,6 +492,8 @@ def layering(circuit: Circuit, merge_linear: bool = False) -> Layering:
     >>> [l.kind for l in L.layers], L.L_C
     (['mul', 'mul', 'linear'], 3)
     """
+    if not isinstance(circuit, Circuit):
+        raise HypothesisError(f"circuit: expected a Circuit, got {type(circuit).__name__}")
     n = circuit.n_inputs
     W = circuit.n_wires
     # layer index: linear gates at even indices, mul gates at odd; inputs and constants at -1
@@ -590,12 +617,19 @@ def _is_zero(c: Any) -> bool:
 
 # ---------------------------------------------------------------- families used by the proofs and benchmarks
 
+def _size(v: Any, pname: str, minimum: int = 1) -> int:
+    from .model import check_size
+
+    return check_size(v, pname, minimum)
+
+
 def product_circuit(k: int) -> Circuit:
     """x_0·x_1·…·x_{k−1} as a balanced tree (depth ⌈log₂ k⌉).
 
     >>> evaluate(product_circuit(3), [2, 3, 4])
     [24]
     """
+    k = _size(k, "k")
     if k < 1:
         raise HypothesisError(f"k: a product needs at least one input, got {k}")
     b = CircuitBuilder(k, f"product({k})")
@@ -623,6 +657,7 @@ def matmul_circuit(p: int) -> Circuit:
     >>> evaluate(matmul_circuit(1), [3, 4])
     [12]
     """
+    p = _size(p, "p")
     b = CircuitBuilder(2 * p * p, f"matmul({p})")
     outs = []
     for i in range(p):
@@ -661,6 +696,8 @@ def random_circuit(n_inputs: int, width: int, depth: int, seed: int = 0, n_outpu
     >>> c.depth, c.width
     (3, 4)
     """
+    n_inputs, width, depth = _size(n_inputs, "n_inputs"), _size(width, "width"), _size(depth, "depth", 0)
+    n_outputs = _size(n_outputs, "n_outputs")
     import random as _random
 
     if width < 1 or depth < 1 or n_inputs < 1:

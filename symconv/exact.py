@@ -50,7 +50,7 @@ from .model import HypothesisError, Stack
 PRIME = 2013265921
 #: A generator of the multiplicative group of F_PRIME.
 _GENERATORS = {17: 3, 2013265921: 31, 998244353: 3, 469762049: 3, 167772161: 3, 754974721: 11}
-METHODS = ("auto", "flint", "ntt")
+METHODS = ("auto", "fft", "flint", "ntt")
 
 
 # --------------------------------------------------------------------------- field elements
@@ -645,6 +645,126 @@ def _conv_flint(x: np.ndarray, h: np.ndarray, p: int) -> np.ndarray:
     return out
 
 
+#: Largest rounding error tolerated on one limb product before rounding to integers (< 1/2).
+FFT_ERROR_TARGET = 0.4
+
+
+def _balanced(a: np.ndarray, p: int) -> np.ndarray:
+    """Residues as integers in (−p/2, p/2]."""
+    a = np.mod(a, p)
+    return np.where(a > p // 2, a - p, a)
+
+
+def _limbs(a: np.ndarray, bits: int) -> list[np.ndarray]:
+    """Balanced base-2^bits digits of int64 ``a`` (|digit| ≤ 2^(bits−1)), low first, as float64."""
+    half, mask = 1 << (bits - 1), (1 << bits) - 1
+    v = a.astype(np.int64, copy=True)
+    out = []
+    while True:
+        r = ((v + half) & mask) - half
+        out.append(r.astype(np.float64))
+        v -= r
+        v >>= bits
+        if not np.any(v):
+            return out
+
+
+def fft_conv_bound(x1: float, x2: float, h1: float, h2: float, F: int) -> float:
+    """A-priori bound on max |computed − exact| of one float64 FFT convolution of length F.
+
+    ``x1, x2`` (``h1, h2``) bound the 1- and 2-norms of every row of the
+    signal (filter).  The bound of :func:`symconv.numeric.error_bound_doc`
+    with both spectra computed in float64: (2η + 3ε)·‖x‖₂‖h‖₁ + (η + ε)·‖x‖₁‖h‖₂,
+    η = 7·ε·log2 F, ε = 2^−53 (Higham, Thm 24.2).
+
+    >>> fft_conv_bound(2.0 ** 20, 2.0 ** 15, 2.0 ** 10, 2.0 ** 5, 2 ** 21) < 0.5
+    True
+    """
+    eps = 2.0 ** -53
+    eta = 7.0 * eps * math.log2(max(2, F))
+    return (2 * eta + 3 * eps) * x2 * h1 + (eta + eps) * x1 * h2
+
+
+def _fft_plan(N: int, K: int, p: int, hb: np.ndarray, F: int) -> tuple[int, int] | None:
+    """(x limb bits, h limb bits; 32 = h not split) whose worst-case limb products all round exactly.
+
+    A signal limb of b bits has |entry| ≤ 2^(b−1), so ‖·‖₁ ≤ N·2^(b−1) and
+    ‖·‖₂ ≤ √N·2^(b−1); the filter's limbs likewise (or its own maximum when it
+    is not split).  Among the splits whose :func:`fft_conv_bound` stays under
+    FFT_ERROR_TARGET, the one with fewest transforms (nx + nh forward, nx·nh
+    inverse) is taken; None when no split of at least 7 bits fits (huge N).
+    """
+    hmax = int(np.max(np.abs(hb))) if hb.size else 0
+    best = None
+    for bh in (32, 16, 12, 10, 8):
+        if bh < 32 and hmax < (1 << (bh - 1)):
+            continue  # splitting h buys nothing: it already fits in one limb of bh bits
+        h_limb = float(hmax) if bh == 32 else 2.0 ** (bh - 1)
+        nh = 1 if bh == 32 else -(-32 // bh)
+        for bx in range(20, 6, -1):
+            xl = 2.0 ** (bx - 1)
+            if fft_conv_bound(xl * N, xl * math.sqrt(N), h_limb * K, h_limb * math.sqrt(K), F) < FFT_ERROR_TARGET:
+                nx = -(-32 // bx)
+                cost = nx + nh + nx * nh
+                if best is None or cost < best[0]:
+                    best = (cost, bx, bh)
+                break
+    return None if best is None else best[1:]
+
+
+def _conv_fft(x: np.ndarray, h: np.ndarray, p: int, workers: int | None = None) -> np.ndarray:
+    """Same as :func:`_conv_ntt`, by float64 FFTs of balanced limbs, each product rounded exactly.
+
+    Residues are split into balanced digits of b bits so that every limb
+    product's rounding error is below 1/2 by :func:`fft_conv_bound` (checked
+    on the actual norms before rounding); products are rounded to integers,
+    reduced mod p and recombined with weights 2^(b·k) mod p.
+    """
+    from .numeric import CpuFFT, default_workers, fast_length
+
+    B, d, N = x.shape
+    K = h.shape[-1]
+    L = N + K - 1
+    F = fast_length(L)
+    hb = _balanced(h, p)
+    plan = _fft_plan(N, K, p, hb, F)
+    if plan is None:
+        return _conv_ntt(x, h, p)
+    bx, bh = plan
+    fft = CpuFFT("auto")
+    workers = workers or default_workers()
+    h_limbs = _limbs(hb, bh) if bh < 32 else [hb.astype(np.float64)]
+    H = [fft.rfft(hl, F, workers) for hl in h_limbs]
+    hn = [(float(np.max(np.sum(np.abs(hl), axis=-1))), float(np.max(np.sqrt(np.sum(hl * hl, axis=-1)))))
+          for hl in h_limbs]
+    out = np.empty((B, d, L), dtype=np.int64)
+    flat_x, flat_o = x.reshape(B * d, N), out.reshape(B * d, L)
+    rows = max(1, (1 << 21) // F)
+    for r0 in range(0, B * d, rows):
+        r1 = min(B * d, r0 + rows)
+        ch = np.arange(r0, r1) % d
+        acc = np.zeros((r1 - r0, L), dtype=np.int64)
+        for a, xl in enumerate(_limbs(_balanced(flat_x[r0:r1], p), bx)):
+            x1 = float(np.max(np.sum(np.abs(xl), axis=-1)))
+            x2 = float(np.max(np.sqrt(np.sum(xl * xl, axis=-1))))
+            X = fft.rfft(xl, F, workers)
+            for b, Hb in enumerate(H):
+                bound = fft_conv_bound(x1, x2, hn[b][0], hn[b][1], F)
+                if not bound < 0.5:  # the plan's worst case makes this unreachable
+                    raise AssertionError(f"exact FFT convolution: rounding bound {bound} is not below 1/2")
+                c = fft.irfft(X * Hb[ch], F, workers)[:, :L]
+                ci = np.rint(c).astype(np.int64)
+                ci %= p
+                w = pow(2, bx * a + (bh * b if bh < 32 else 0), p)
+                if w != 1:
+                    ci *= w
+                    ci %= p
+                acc += ci
+                acc %= p
+        flat_o[r0:r1] = acc
+    return out
+
+
 def _have_flint() -> bool:
     try:
         import flint  # noqa: F401
@@ -654,15 +774,16 @@ def _have_flint() -> bool:
 
 
 def resolve_method(method: str) -> str:
-    """``auto`` → ``flint`` when python-flint is installed, else ``ntt``.
+    """``auto`` → ``fft`` (float64 FFTs of limbs, rounded exactly: the fastest measured here;
+    see ``symconv bench numeric``); ``flint`` and ``ntt`` on request.
 
-    >>> resolve_method("ntt")
-    'ntt'
+    >>> resolve_method("auto"), resolve_method("ntt")
+    ('fft', 'ntt')
     """
     if method not in METHODS:
         raise HypothesisError(f"method: expected one of {METHODS}, got {method!r}")
     if method == "auto":
-        return "flint" if _have_flint() else "ntt"
+        return "fft"
     if method == "flint" and not _have_flint():
         raise HypothesisError("method: python-flint is not installed (pip install 'symconv[exact]')")
     return method
@@ -684,7 +805,8 @@ def convolve_mod(x: np.ndarray, h: np.ndarray, p: int, mode: str = "causal", met
         return np.zeros_like(x)
     if h.shape[-1] > N:
         raise HypothesisError(f"h: filter length {h.shape[-1]} exceeds N' = {N}")
-    full = (_conv_flint if method == "flint" else _conv_ntt)(x, h, p)
+    conv = {"flint": _conv_flint, "ntt": _conv_ntt, "fft": _conv_fft}[method]
+    full = conv(x, h, p)
     out = full[..., :N].copy()
     if mode == "circular" and full.shape[-1] > N:
         tail = full[..., N:]
@@ -699,16 +821,37 @@ def _matmul_mod(WT: np.ndarray, z: np.ndarray, p: int) -> np.ndarray:
     return ((np.matmul(WT, hi) % p) * 65536 + np.matmul(WT, lo)) % p
 
 
-def run_mod(stack: Stack, u: Any, p: int = PRIME, method: str = "auto") -> np.ndarray:
+def estimate_mod_bytes(stack: Stack, batch: int, method: str = "fft") -> int:
+    """Bytes :func:`run_mod` needs: int64 states (input, state, gate, convolution) and the FFT blocks.
+
+    >>> from symconv.constructions.shifts import shift_down
+    >>> estimate_mod_bytes(shift_down(1 << 10, 1), 1) > 4 * 8 * (1 << 10)
+    True
+    """
+    act = int(batch) * stack.N_int * stack.d_int * 8
+    F = 1 << max(0, (2 * stack.N_int - 1).bit_length())
+    blocks = 8 * min(max(1, int(batch) * stack.d_int), max(1, (1 << 21) // F)) * F * 8
+    return 5 * act + blocks
+
+
+def run_mod(stack: Stack, u: Any, p: int = PRIME, method: str = "auto", *, budget: Any = None) -> np.ndarray:
     """Run ``stack`` exactly over F_p on residues u of shape (B, N, d) or (N, d).
+
+    ``budget``: the memory budget (see :mod:`symconv.budget`), checked before allocating.
 
     >>> from symconv.constructions.sums import add_n
     >>> run_mod(add_n(1, 3), np.array([[2], [5], [0]]), 17, "ntt")[:, 0].tolist()
     [1, 7, 0]
     """
+    from .budget import require
+
     p = check_prime(p)
     if stack.d_int >= 1 << 15:
         raise HypothesisError(f"d_int: {stack.d_int} channels would overflow the int64 matmul mod p")
+    shape = np.shape(u)
+    B = int(shape[0]) if len(shape) == 3 else 1
+    require(estimate_mod_bytes(stack, B), f"u: exact run mod p at B = {B}, N' = {stack.N_int}, "
+            f"d' = {stack.d_int}", budget)
     u = to_field(u, p, "u")
     squeeze = u.ndim == 2
     if squeeze:
@@ -792,7 +935,8 @@ def _reference_mod(reference: Callable[[Any], Any], u: np.ndarray, p: int) -> np
 
 
 def check(stack: Stack, reference: Callable[[Any], Any], batch: int = 1, p: int = PRIME,
-          trials: int = 1, seed: int = 0, method: str = "auto", support: Any = None) -> ExactReport:
+          trials: int = 1, seed: int = 0, method: str = "auto", support: Any = None, *,
+          budget: Any = None) -> ExactReport:
     """Compare ``stack`` with ``reference`` mod p on random inputs (a polynomial identity test).
 
     ``reference`` receives a (batch, N, d) object array of :class:`ModP`
@@ -807,6 +951,10 @@ def check(stack: Stack, reference: Callable[[Any], Any], batch: int = 1, p: int 
         raise HypothesisError(f"trials: must be a positive integer, got {trials!r}")
     if not isinstance(batch, int) or batch < 1:
         raise HypothesisError(f"batch: must be a positive integer, got {batch!r}")
+    from .budget import require
+
+    require(estimate_mod_bytes(stack, batch) + 3 * batch * stack.N * stack.d * 8,
+            f"batch: exact check mod p at B = {batch}, N' = {stack.N_int}, d' = {stack.d_int}", budget)
     t0 = time.perf_counter()
     shape = (batch, stack.N, stack.d)
     rng = np.random.default_rng(seed)
@@ -817,7 +965,7 @@ def check(stack: Stack, reference: Callable[[Any], Any], batch: int = 1, p: int 
         u = rng.integers(0, p, size=shape, dtype=np.int64)
         if support is not None:
             u = np.where(np.broadcast_to(np.asarray(support, dtype=bool), shape), u, 0)
-        got = run_mod(stack, u, p, method)
+        got = run_mod(stack, u, p, method, budget=budget)
         expected = _reference_mod(reference, u, p)
         if expected.shape != got.shape:
             raise HypothesisError(f"reference: returned shape {expected.shape}, expected {got.shape}")

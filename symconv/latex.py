@@ -12,10 +12,13 @@ layer by layer, for every variant of a claim:
 
 A printed step that fails is marked with the rows (or the coefficient) where
 it fails, got against expected.  :func:`document` writes a standalone
-document (packages amsmath, amssymb, bm only) opening with a table of
-verdicts.  All free text (claim names, statements, notes) goes through
-:func:`escape`, which maps the Unicode the proofs use to LaTeX and drops
-anything else, so no user string can break the document.
+document (packages amsmath, amssymb, graphicx, longtable) opening with a
+table of verdicts; wide formulas are broken at their relations and scaled to
+the line.  All free text (claim names, statements, notes, step labels) goes
+through :mod:`symconv.tex` (:func:`escape`, :func:`prose`), which shows every
+character and typesets the statements' formulas in math mode, so no user
+string can break the document.  The macros used in notebook output are all
+in :data:`MATHJAX_MACROS` (no ``\\bm``).
 
 >>> escape("add_n: 50% of {x} ⊙ y")
 'add\\\\_n: 50\\\\% of \\\\{x\\\\} $\\\\odot$ y'
@@ -32,77 +35,27 @@ import sympy
 
 from .model import HypothesisError
 
-# ---------------------------------------------------------------- escaping
+# ---------------------------------------------------------------- escaping (symconv.tex)
 
-_SPECIAL = {
-    "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
-    "%": r"\%", "_": r"\_", "^": r"\^{}", "~": r"\~{}", "<": r"$<$", ">": r"$>$", "|": r"$|$",
-}
-_UNICODE = {
-    "⊙": r"\odot", "⊛": r"\circledast", "∗": "*", "·": r"\cdot", "…": r"\dots", "⋯": r"\cdots",
-    "≤": r"\le", "≥": r"\ge", "≠": r"\ne", "→": r"\to", "←": r"\leftarrow", "−": "-", "×": r"\times",
-    "∈": r"\in", "ℝ": r"\mathbb{R}", "⌊": r"\lfloor", "⌋": r"\rfloor", "⌈": r"\lceil", "⌉": r"\rceil",
-    "∑": r"\sum", "Σ": r"\Sigma", "√": r"\surd", "α": r"\alpha", "β": r"\beta", "γ": r"\gamma",
-    "δ": r"\delta", "ε": r"\varepsilon", "λ": r"\lambda", "μ": r"\mu", "π": r"\pi", "σ": r"\sigma",
-    "ω": r"\omega", "ℓ": r"\ell", "∞": r"\infty", "′": r"'", "⊗": r"\otimes", "⊕": r"\oplus",
-    "∘": r"\circ", "≡": r"\equiv", "↦": r"\mapsto", "∀": r"\forall", "∃": r"\exists",
-}
-_SUPER = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹ⁿ", "0123456789n"))
-_SUB = dict(zip("₀₁₂₃₄₅₆₇₈₉", "0123456789"))
-_TEXT_UNICODE = {"–": "--", "—": "---", "‘": "`", "’": "'", "“": "``", "”": "''", "\u00a0": "~"}
-
-
-def escape(text: Any) -> str:
-    """Text made safe for LaTeX text mode: specials escaped, known Unicode mapped, the rest dropped.
-
-    >>> escape("b²₁ ≤ N")
-    'b\\\\textsuperscript{2}\\\\textsubscript{1} $\\\\le$ N'
-    """
-    out = []
-    for ch in str(text).replace(">=", "≥").replace("<=", "≤").replace("!=", "≠").replace("->", "→"):
-        if ch in _SPECIAL:
-            out.append(_SPECIAL[ch])
-        elif ch in _UNICODE:
-            out.append("$" + _UNICODE[ch] + "$")
-        elif ch in _SUPER:
-            out.append(r"\textsuperscript{" + _SUPER[ch] + "}")
-        elif ch in _SUB:
-            out.append(r"\textsubscript{" + _SUB[ch] + "}")
-        elif ch in _TEXT_UNICODE:
-            out.append(_TEXT_UNICODE[ch])
-        elif ch == "\n" or ch == "\t":
-            out.append(" ")
-        elif 32 <= ord(ch) < 127:
-            out.append(ch)
-        else:
-            out.append("?")
-    return "".join(out).replace("$$", "")
-
-
-def math_text(text: Any) -> str:
-    r"""Free text inside math mode, as ``\text{...}`` with everything escaped.
-
-    >>> math_text("z¹")
-    '\\text{z\\textsuperscript{1}}'
-    """
-    return r"\text{" + escape(text) + "}"
-
+from .tex import (  # noqa: E402,F401 - re-exported
+    MATHJAX_MACROS, escape, formula, math_escape, math_plain, math_text, prose, shorten, sizes_math,
+)
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
 
 def name_latex(name: str) -> str:
-    r"""A block name as bold math (``x`` → ``\bm{x}``); names must be identifiers.
+    r"""A block name as bold math (``x`` → ``\boldsymbol{x}``); names must be identifiers.
 
     >>> name_latex("S"), name_latex("h_1"), name_latex("xs2")
-    ('\\bm{S}', '\\bm{h}_{1}', '\\bm{\\mathrm{xs2}}')
+    ('\\boldsymbol{S}', '\\boldsymbol{h}_{1}', '\\boldsymbol{\\mathrm{xs2}}')
     """
     if not isinstance(name, str) or not _NAME.match(name):
         raise HypothesisError(
             f"name: {name!r} cannot be typeset as a block name (letters, digits and _, starting with a letter)"
         )
     base, _, sub = name.partition("_")
-    head = r"\bm{" + (base if len(base) == 1 else r"\mathrm{" + base + "}") + "}"
+    head = r"\boldsymbol{" + (base if len(base) == 1 else r"\mathrm{" + base + "}") + "}"
     if sub:
         head += "_{" + r"\mathrm{" + sub.replace("_", r"\_") + "}}" if not sub.isdigit() else "_{" + sub + "}"
     return head
@@ -121,13 +74,16 @@ def _symbol_names(exprs: Iterable[Any], d: int) -> dict:
                 continue
             m = _SYMBOL.match(s.name)
             if m:
-                base = name_latex(m.group(1)).replace(r"\bm{", "{", 1) if "_" not in m.group(1) else r"\mathrm{" + escape(m.group(1)) + "}"
+                base = (name_latex(m.group(1)).replace(r"\boldsymbol{", "{", 1) if "_" not in m.group(1)
+                        else r"\mathrm{" + m.group(1).replace("_", r"\_") + "}")
                 idx = m.group(2).split(",")
                 if d == 1 and len(idx) == 2:  # one channel: x[i,0] is x_i
                     idx = idx[:1]
                 names[s] = f"{base}_{{{','.join(idx)}}}"
-            else:  # any other name: escaped text, safe inside math
-                names[s] = r"\text{" + escape(s.name) + "}"
+            elif _NAME.match(s.name):  # gamma, x1, alpha_2: sympy's own typesetting (\gamma, x_{1})
+                names[s] = sympy.latex(sympy.Symbol(s.name))
+            else:  # any other name: escaped, safe inside math
+                names[s] = math_escape(s.name)
     return names
 
 
@@ -137,7 +93,7 @@ def entry_latex(v: Any, names: Mapping | None = None) -> str:
     >>> entry_latex(sympy.Symbol("S[1,0]") + 1, {})
     '{S}_{1} + 1'
     """
-    v = sympy.sympify(v) if not isinstance(v, sympy.Basic) else v
+    v = _expr(v)
     names = dict(names or {}) or _symbol_names([v], 1)
     if sympy.count_ops(v, visual=False) > MAX_ENTRY_OPS:  # too long to typeset usefully
         return r"\langle\text{%d terms}\rangle" % len(sympy.Add.make_args(v))
@@ -145,6 +101,21 @@ def entry_latex(v: Any, names: Mapping | None = None) -> str:
 
 
 MAX_ENTRY_OPS = 12
+
+
+def _expr(v: Any) -> sympy.Basic:
+    """A number or expression as a sympy object, never by parsing text."""
+    if isinstance(v, sympy.Basic):
+        return v
+    if isinstance(v, (bool, np.bool_)) or isinstance(v, str):
+        raise HypothesisError(f"entry: cannot typeset {type(v).__name__} {v!r} as a number")
+    if isinstance(v, (int, np.integer)):
+        return sympy.Integer(int(v))
+    if isinstance(v, Fraction):
+        return sympy.Rational(v.numerator, v.denominator)
+    if isinstance(v, (float, np.floating)):
+        return sympy.Float(float(v))
+    raise HypothesisError(f"entry: cannot typeset {type(v).__name__} as a number")
 
 
 def matrix_latex(a: Any, names: Mapping | None = None, max_rows: int = 20, max_cols: int = 12,
@@ -155,7 +126,7 @@ def matrix_latex(a: Any, names: Mapping | None = None, max_rows: int = 20, max_c
 
     >>> print(matrix_latex(np.array([[1], [0], [0], [0], [2]], dtype=object)))
     \left(\begin{array}{c}1 \\
-    \hline \bm{0}^{3} \\
+    \hline \boldsymbol{0}^{3} \\
     \hline 2\end{array}\right)
     """
     a = np.asarray(a, dtype=object)
@@ -173,7 +144,7 @@ def matrix_latex(a: Any, names: Mapping | None = None, max_rows: int = 20, max_c
         while j < n and zero[j]:
             j += 1
         if j - i >= 3:  # a run of zero rows: one block
-            lines.append((True, " & ".join([rf"\bm{{0}}^{{{j - i}}}"] * len(cols) + more)))
+            lines.append((True, " & ".join([rf"\boldsymbol{{0}}^{{{j - i}}}"] * len(cols) + more)))
             i = j
             continue
         lines.append((False, " & ".join([entry_latex(a[i, c], names) for c in cols] + more)))
@@ -207,7 +178,7 @@ def poly_latex(coeffs: Sequence[Any], names: Mapping | None = None, var: str = "
     """
     terms = []
     for k in range(len(coeffs) - 1, -1, -1):
-        c = sympy.sympify(coeffs[k])
+        c = _expr(coeffs[k])
         if c == 0:
             continue
         mono = "" if k == 0 else (var if k == 1 else f"{var}^{{{k}}}")
@@ -241,8 +212,8 @@ def _const_latex(c: Fraction, length) -> str:
     if str(length) == "1":
         return num
     if c in (0, 1):
-        return rf"\bm{{{num}}}^{{{lin_latex(length)}}}"
-    return rf"{num}\cdot\bm{{1}}^{{{lin_latex(length)}}}"
+        return rf"\boldsymbol{{{num}}}^{{{lin_latex(length)}}}"
+    return rf"{num}\cdot\boldsymbol{{1}}^{{{lin_latex(length)}}}"
 
 
 def _atom_latex(atom) -> str:
@@ -268,7 +239,7 @@ def content_latex(content, a, b, facts=None) -> str:
     >>> from symconv.parametric import size, Facts
     >>> from symconv.parametric.algebra import Content
     >>> print(content_latex(Content(), size("n"), 2 * size("n")))
-    \bm{0}^{n}
+    \boldsymbol{0}^{n}
     """
     parts = []
     consts = [t for t in content.terms if t[0] is None]
@@ -289,7 +260,7 @@ def pseq_latex(seq, facts=None) -> str:
 
     >>> from symconv.parametric import psym, pzeros, size
     >>> pseq_latex(psym("x", size("n")) | pzeros(2))
-    '\\left(\\begin{array}{c}\\bm{x} \\\\ \\hline \\bm{0}^{2}\\end{array}\\right)'
+    '\\left(\\begin{array}{c}\\boldsymbol{x} \\\\ \\hline \\boldsymbol{0}^{2}\\end{array}\\right)'
     """
     from .parametric.algebra import refine
     from .parametric.linear import Facts, Undecided, size
@@ -316,7 +287,7 @@ def ppoly_latex(pieces, facts) -> str:
 
     >>> from symconv.parametric import X, psym, multiply, size, Facts
     >>> print(ppoly_latex(multiply(X**2, psym("x", size("n"))), Facts.of(size("n"))))
-    \bm{x}(X)\cdot X^{2}
+    \boldsymbol{x}(X)\cdot X^{2}
     """
     from .parametric.algebra import refine
     from .parametric.linear import Lin, Undecided
@@ -372,26 +343,136 @@ class Derivation:
     parts: tuple
 
     def latex(self) -> str:
+        """For a document: each formula broken at its relations and scaled to the line (``\\scfit``)."""
         out = []
         for kind, body in self.parts:
-            out.append(r"\[" + body + r"\]" if kind == "math" else body)
+            out.append(r"\[\scfit{" + break_lines(body) + r"}\]" if kind == "math" else body)
         return "\n\n".join(out)
 
     def _repr_markdown_(self) -> str:
         out = []
         for kind, body in self.parts:
-            out.append("$$" + body + "$$" if kind == "math" else _md(body))
+            out.append("$$" + break_lines(body) + "$$" if kind == "math" else _md(body))
         return "\n\n".join(out)
 
     def _repr_latex_(self) -> str:
         return "$$" + r"\\".join(b for k, b in self.parts if k == "math") + "$$"
 
 
+BREAK_AT = 110  # formulas longer than this (in characters, macros left out) are broken at their relations
+
+
+def _top_level_relations(body: str) -> list[int]:
+    """Offsets of `` = `` and `` \\equiv `` outside braces and \\left…\\right."""
+    out, depth, i = [], 0, 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\":
+            m = re.match(r"\\(left|right|begin|end)\b", body[i:])
+            if m:
+                depth += 1 if m.group(1) in ("left", "begin") else -1
+                i += len(m.group(0))
+                continue
+            if depth == 0 and body.startswith(r"\equiv ", i) and body[i - 1:i] == " ":
+                out.append(i - 1)
+            i += 2
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif depth == 0 and body.startswith(" = ", i):
+            out.append(i)
+        i += 1
+    return out
+
+
+def break_lines(body: str, width: int = BREAK_AT) -> str:
+    r"""A long formula as ``aligned`` lines, one per top-level relation; short ones unchanged.
+
+    >>> print(break_lines("a = " + "b + " * 50 + "c = d"))
+    \begin{aligned}a &= b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + b + c \\
+    &= d\end{aligned}
+    """
+    if len(re.sub(r"\\[A-Za-z]+|[{}&]", "", body)) <= width:  # short as typeset: one line
+        return body
+    cuts = _top_level_relations(body)
+    if len(cuts) < 2:
+        return body
+    pieces, last = [], 0
+    for k in cuts[1:]:
+        pieces.append(body[last:k])
+        last = k
+    pieces.append(body[last:])
+
+    def amp(p: str) -> str:  # the relation of each piece gets the alignment point
+        if p.startswith("=") or p.startswith(r"\equiv"):
+            return "&" + p
+        return re.sub(r"^(.*?) (=|\\equiv) ", lambda m: m.group(1) + " &" + m.group(2) + " ", p, count=1)
+    return r"\begin{aligned}" + " \\\\\n".join(amp(p.strip()) for p in pieces) + r"\end{aligned}"
+
+
+_MD_TEXT = {r"\textbackslash{}": "\\\\", r"\^{}": "^", r"\~{}": "~", r"\%": "%", r"\&": "&", r"\#": "\\#",
+            r"\$": "\\$", r"\{": "\\{", r"\}": "\\}", r"\_": "\\_", "``": "\u201c", "''": "\u201d", "---": "\u2014",
+            "--": "\u2013"}
+
+
+_MD_MARKUP = {"textbf": ("**", "**"), "emph": ("*", "*"), "textit": ("*", "*"), "fbox": ("[", "]"),
+              "texttt": ("`", "`")}
+
+
+def _group(text: str, start: int) -> int:
+    """The offset just past the brace group opening at ``start`` (escaped braces skipped)."""
+    depth, i = 0, start
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        depth += {"{": 1, "}": -1}.get(c, 0)
+        i += 1
+        if depth == 0:
+            return i
+    return len(text)
+
+
+def _markup(text: str) -> str:
+    """``\\textbf{...}``, ``\\emph{...}``, ``\\fbox{...}``, ``\\texttt{...}`` as markdown, nested groups included."""
+    out, i = [], 0
+    pat = re.compile(r"\\(" + "|".join(_MD_MARKUP) + r")\{")
+    while True:
+        m = pat.search(text, i)
+        if not m:
+            out.append(text[i:])
+            return "".join(out)
+        end = _group(text, m.end() - 1)
+        a, b = _MD_MARKUP[m.group(1)]
+        out += [text[i:m.start()], a, _markup(text[m.end():end - 1]).strip(), b]
+        i = end
+
+
 def _md(latex_text: str) -> str:
-    s = re.sub(r"\\textbf\{([^}]*)\}", r"**\1**", latex_text)
-    s = re.sub(r"\\emph\{([^}]*)\}", r"*\1*", s)
-    s = re.sub(r"\\text(super|sub)script\{([^}]*)\}", r"\2", s)
-    return s.replace(r"\_", "_").replace(r"\%", "%").replace(r"\&", "&").replace(r"\#", "#")
+    """A text part (LaTeX text mode) as Jupyter markdown: markup converted, inline math kept
+    for MathJax, escapes turned into markdown escapes."""
+    out = []
+    for k, piece in enumerate(re.split(r"((?<!\\)\$[^$]*(?<!\\)\$)", _markup(latex_text))):
+        if k % 2:  # inline math, as it is
+            out.append(piece)
+            continue
+        t = re.sub(r'''\\([`'^"~=.uvHckdbr])\{\\?([A-Za-z])\}''', lambda m: _unaccent(m.group(1), m.group(2)), piece)
+        for a, b in _MD_TEXT.items():
+            t = t.replace(a, b)
+        out.append(t)
+    return "".join(out)
+
+
+def _unaccent(mark: str, base: str) -> str:
+    import unicodedata
+
+    comb = {"`": "\u0300", "'": "\u0301", "^": "\u0302", "~": "\u0303", "=": "\u0304", "u": "\u0306", ".": "\u0307",
+            '"': "\u0308", "r": "\u030a", "H": "\u030b", "v": "\u030c", "c": "\u0327", "k": "\u0328", "d": "\u0323",
+            "b": "\u0331"}[mark]
+    return unicodedata.normalize("NFC", base + comb)
 
 
 FAIL = r"\textbf{fails}"
@@ -444,7 +525,7 @@ def _trace_once(desc, facts) -> list:
 
 
 def _state(k: int) -> str:
-    return r"\bm{y}" if k == 0 else rf"\bm{{z}}^{{{k}}}"
+    return r"\boldsymbol{y}" if k == 0 else rf"\boldsymbol{{z}}^{{{k}}}"
 
 
 def generic_point(claim, variant=None) -> dict | None:
@@ -480,10 +561,10 @@ def _parametric_parts(claim, variant, desc, facts, point=None) -> list | None:
         mod = "X^{%s}" % lin_latex(desc.N_int) if layer.conv == "causal" else "X^{%s} - 1" % lin_latex(desc.N_int)
         has_b2 = bool(rec["b2"].pieces)
         label = rf"\text{{Layer {k} of {L}}}\quad "
-        parts.append(("math", label + rf"{_state(k)} \equiv \bm{{b}}^{{{k}}}_1 \odot \left(\bm{{h}}^{{{k}}} {star} {_state(k - 1)}"
-                      + (rf" + \bm{{b}}^{{{k}}}_2" if has_b2 else "") + r"\right),\qquad "
-                      + rf"\bm{{h}}^{{{k}}}(X) = {pfilter_latex(layer.h)}"))
-        parts.append(("math", rf"\bm{{h}}^{{{k}}}(X)\cdot {_state(k - 1)}(X) = \left({pfilter_latex(layer.h)}\right)"
+        parts.append(("math", label + rf"{_state(k)} \equiv \boldsymbol{{b}}^{{{k}}}_1 \odot \left(\boldsymbol{{h}}^{{{k}}} {star} {_state(k - 1)}"
+                      + (rf" + \boldsymbol{{b}}^{{{k}}}_2" if has_b2 else "") + r"\right),\qquad "
+                      + rf"\boldsymbol{{h}}^{{{k}}}(X) = {pfilter_latex(layer.h)}"))
+        parts.append(("math", rf"\boldsymbol{{h}}^{{{k}}}(X)\cdot {_state(k - 1)}(X) = \left({pfilter_latex(layer.h)}\right)"
                       rf"\cdot\left({ppoly_latex(rec['input'].pieces, facts)}\right) = "
                       + ppoly_latex(rec["prod"], facts) + rf" \pmod{{{mod}}}"))
         inner = pseq_latex(rec["conv"], facts) + (" + " + pseq_latex(rec["b2"], facts) if has_b2 else "")
@@ -508,7 +589,7 @@ def _facts_latex(facts) -> str:
 
 
 def _mismatch_text(m) -> str:
-    where = ("for all sizes" if m.everywhere else "where " + escape(m.when) if m.when
+    where = ("for all sizes" if m.everywhere else "where $" + math_plain(m.when) + "$" if m.when
              else "wherever $" + lin_latex(m.start) + " < " + lin_latex(m.stop) + "$")
     return (f"rows $[{lin_latex(m.start)}, {lin_latex(m.stop)})$ hold " + r"$" + _plain_math(m.got) + "$"
             + r" but the proof claims $" + _plain_math(m.expected) + "$ (" + where + ")")
@@ -516,14 +597,15 @@ def _mismatch_text(m) -> str:
 
 def _plain_math(text: str) -> str:
     """Block text from the algebra (``S + x``, ``y[s:N]``, ``(h * x)``) as math."""
-    s = escape(text).replace("$", "")
-    return re.sub(r"[A-Za-z][A-Za-z0-9]*", lambda m: m.group(0) if len(m.group(0)) > 1 else r"\bm{" + m.group(0) + "}", s)
+    s = math_plain(text)
+    return re.sub(r"(?<!\\)\b[A-Za-z][A-Za-z0-9]*", lambda m: m.group(0) if len(m.group(0)) > 1
+                  else r"\boldsymbol{" + m.group(0) + "}", s)
 
 
 def _step_part(label: str, mismatch, claimed_latex: str) -> tuple:
     if mismatch is None:
-        return ("text", "Claimed state " + escape(label) + ": " + HOLD + " (the column above).")
-    return ("text", r"\fbox{\textbf{Erratum}} Claimed state " + escape(label) + ": " + FAIL + "; "
+        return ("text", "Claimed state " + prose(label) + ": " + HOLD + " (the column above).")
+    return ("text", r"\fbox{\textbf{Erratum}} Claimed state " + prose(label) + ": " + FAIL + "; "
             + _mismatch_text(mismatch) + ". The proof claims $" + claimed_latex + "$.")
 
 
@@ -549,23 +631,38 @@ def representative_sizes(claim, limit: int = 4, variant=None) -> dict | None:
 MAX_LAYERS = 8  # concrete derivations of longer stacks show the first six and the last two layers
 
 
+def _state_steps(inst) -> list:
+    """The claimed intermediate states of an instance (steps of other kinds: products, calls,
+    layer counts, are checked by verify and reported with the verdict)."""
+    return [s for s in getattr(inst, "steps", ()) if getattr(s, "kind", "state") == "state"
+            and getattr(s, "expected", None) is not None]
+
+
+def _instance(claim, variant, sizes: Mapping):
+    """The variant's instance at ``sizes`` (from its builder or its symbolic-size construction)."""
+    if hasattr(variant, "instance"):
+        return variant.instance(sizes, claim)
+    return variant.build(sizes)
+
+
 def _concrete_parts(claim, variant, sizes: dict) -> list:
     from .symbolic import ExactSeq, apply_layer, make_ring, stack_symbols
 
-    inst = variant.build(sizes)
+    inst = _instance(claim, variant, sizes)
     stack = inst.stack
-    blocks = [inst.input, inst.expected] + [s.expected for s in inst.steps]
+    states = _state_steps(inst)
+    blocks = [inst.input, inst.expected] + [s.expected for s in states]
     syms = set().union(*(b.free_symbols() for b in blocks)) | stack_symbols(stack)
     R = make_ring(syms)
     d = stack.d_int
     names = _symbol_names(list(syms), max(d, stack.d))
-    size_text = ", ".join(f"{escape(k)} = {v}" for k, v in sizes.items())
-    parts = [("text", rf"Shown at one size, \emph{{{size_text}}} "
+    size_text = sizes_math(sizes)
+    parts = [("text", rf"Shown at one size, ${size_text}$ "
               f"(no symbolic-size description covers this variant's steps); "
               f"$(N, L, d, N', d') = ({stack.N}, {stack.L}, {stack.d}, {stack.N_int}, {stack.d_int})$.")]
     state = ExactSeq.from_block(R, inst.input).pad(stack.N_int, stack.d_int)
     new = state
-    steps = {s.layers: s for s in inst.steps}
+    steps = {s.layers: s for s in states}
     L = stack.L
     shown = set(range(1, L + 1)) if L <= MAX_LAYERS else set(range(1, MAX_LAYERS - 1)) | {L - 1, L}
     for k, layer in enumerate(stack.layers, start=1):
@@ -580,7 +677,7 @@ def _concrete_parts(claim, variant, sizes: dict) -> list:
                 same = (claimed.N, claimed.d) == (new.N, new.d)
                 ok = same and new.first_difference(claimed) is None
                 parts.append(("text", ("" if ok else r"\fbox{\textbf{Erratum}} ") + "Claimed state "
-                              + escape(step.label) + f" (after layer {k}): " + (HOLD if ok else FAIL) + "."))
+                              + prose(step.label) + f" (after layer {k}): " + (HOLD if ok else FAIL) + "."))
                 state = claimed if same else new
             else:
                 state = new
@@ -591,38 +688,38 @@ def _concrete_parts(claim, variant, sizes: dict) -> list:
         h = np.asarray(layer.h, dtype=object)
         same = all(all(h[i, j] == h[i, 0] for j in range(h.shape[1])) for i in range(h.shape[0]))
         hl = poly_latex(list(h[:, 0]), names) if same else matrix_latex(h, names)
-        gate = (rf"({_state(k - 1)}\bm{{W}}^{{{k}}} + \bm{{b}}^{{{k}}}_1)" if hasW else rf"\bm{{b}}^{{{k}}}_1")
-        lbl = escape(layer.label) if layer.label else ""
-        parts.append(("math", rf"\text{{Layer {k} of {stack.L}}}\quad {_state(k)} = {gate} \odot \left(\bm{{h}}^{{{k}}} {star} "
-                      rf"{_state(k - 1)} + \bm{{b}}^{{{k}}}_2\right),\qquad \bm{{h}}^{{{k}}}"
+        gate = (rf"({_state(k - 1)}\boldsymbol{{W}}^{{{k}}} + \boldsymbol{{b}}^{{{k}}}_1)" if hasW else rf"\boldsymbol{{b}}^{{{k}}}_1")
+        lbl = prose(layer.label) if layer.label else ""
+        parts.append(("math", rf"\text{{Layer {k} of {stack.L}}}\quad {_state(k)} = {gate} \odot \left(\boldsymbol{{h}}^{{{k}}} {star} "
+                      rf"{_state(k - 1)} + \boldsymbol{{b}}^{{{k}}}_2\right),\qquad \boldsymbol{{h}}^{{{k}}}"
                       + ("(X) = " + hl if same else " = " + hl)))
         if lbl:
             parts.append(("text", "(" + lbl + ")"))
         if hasW:
-            parts.append(("math", rf"\bm{{W}}^{{{k}}} = " + matrix_latex(W, names)))
+            parts.append(("math", rf"\boldsymbol{{W}}^{{{k}}} = " + matrix_latex(W, names)))
         cur = state.to_block().entries
         b1 = np.broadcast_to(np.asarray(layer.b1, dtype=object), (stack.N_int, d))
         b2 = np.broadcast_to(np.asarray(layer.b2, dtype=object), (stack.N_int, d))
         if d <= 2:  # the paper's picture: b1 ⊙ (h * z + b2) = z'
             parts.append(("math", rf"{_state(k)} = " + (matrix_latex(b1, names) if not hasW else r"(\cdots)")
-                          + r" \odot \left(\bm{h}^{%d} %s " % (k, star) + matrix_latex(cur, names)
+                          + r" \odot \left(\boldsymbol{h}^{%d} %s " % (k, star) + matrix_latex(cur, names)
                           + " + " + matrix_latex(b2, names) + r"\right) = "
                           + matrix_latex(new.to_block().entries, names)))
         else:  # many channels: one matrix per line
-            parts.append(("math", rf"\bm{{b}}^{{{k}}}_1 = " + matrix_latex(b1, names)
-                          + rf",\qquad \bm{{b}}^{{{k}}}_2 = " + matrix_latex(b2, names)))
+            parts.append(("math", rf"\boldsymbol{{b}}^{{{k}}}_1 = " + matrix_latex(b1, names)
+                          + rf",\qquad \boldsymbol{{b}}^{{{k}}}_2 = " + matrix_latex(b2, names)))
             parts.append(("math", rf"{_state(k)} = " + matrix_latex(new.to_block().entries, names)))
         step = steps.get(k)
         if step is not None:
             claimed = ExactSeq.from_block(R, step.expected)
             pos = new.first_difference(claimed) if (claimed.N, claimed.d) == (new.N, new.d) else (0, 0)
             if pos is None:
-                parts.append(("text", "Claimed state " + escape(step.label) + ": " + HOLD + "."))
+                parts.append(("text", "Claimed state " + prose(step.label) + ": " + HOLD + "."))
             else:
                 i, j = pos
                 g = new.cols[j][i].as_expr() if pos is not None else 0
                 e = claimed.cols[j][i].as_expr()
-                parts.append(("text", r"\fbox{\textbf{Erratum}} Claimed state " + escape(step.label) + ": " + FAIL
+                parts.append(("text", r"\fbox{\textbf{Erratum}} Claimed state " + prose(step.label) + ": " + FAIL
                               + f" at row {i}, channel {j}: the layer gives $" + entry_latex(g, names)
                               + "$, the proof claims $" + entry_latex(e, names) + "$."))
                 parts.append(("math", r"\text{claimed: }" + matrix_latex(step.expected.entries, names)))
@@ -650,7 +747,7 @@ def derivation(claim, variant, verdict=None, size_limit: int = 4) -> Derivation:
     if verdict is not None:
         parts.append(("text", verdict_sentence(verdict)))
     if variant.note:
-        parts.append(("text", r"\emph{" + escape(variant.note) + "}"))
+        parts.append(("text", r"\emph{" + prose(variant.note) + "}"))
     body = None
     try:
         from .parametric.scope import describe
@@ -670,11 +767,11 @@ def derivation(claim, variant, verdict=None, size_limit: int = 4) -> Derivation:
             leaves = [x for x in leaves if x[0].consistent()]
             at = [x for x in leaves if point is not None and x[0].holds_at(point)]
             facts, desc, text = (at or leaves)[0]
-            parts.append(("text", "Case $" + escape(text).replace("$", "") + "$ of the construction "
+            parts.append(("text", "Case $" + math_plain(text) + "$ of the construction "
                           "(every case is checked)."))
         try:
-            built = variant.build(representative_sizes(claim, variant=variant) or {})
-            covers = len(desc.steps) >= len(getattr(built, "steps", ()))
+            built = _instance(claim, variant, representative_sizes(claim, variant=variant) or {})
+            covers = len(desc.steps) >= len(_state_steps(built))
         except Exception:  # noqa: BLE001 - a builder that needs other sizes: use the description
             covers = True
         if covers:
@@ -688,6 +785,28 @@ def derivation(claim, variant, verdict=None, size_limit: int = 4) -> Derivation:
     return Derivation(f"{claim.id} {claim.name} [{variant.name}]", tuple(parts + body))
 
 
+def failure_latex(f) -> str:
+    r"""A failure in words and formulas: sizes, step, layer, position, got and claimed, and an input.
+
+    >>> from symconv.checking import Failure
+    >>> print(failure_latex(Failure({"n": 1, "N": 2}, "z²", 2, (1, 0), "S[0,0] + 1", "S[0,0]", {}, "1", "0")))
+    at $n = 1,\ N = 2$, claimed state z${}^{2}$ (after layer 2), row 1, channel 0: the layers give $S_{0,0} + 1$, the proof claims $S_{0,0}$; they differ on every input (there $1 \ne 0$)
+    """
+    i, j = tuple(f.position)[:2] if len(tuple(f.position)) >= 2 else (f.position, 0)
+    step = "the output" if f.step == "output" else "claimed state " + prose(f.step)
+    s = (f"at ${sizes_math(f.sizes)}$, {step} (after layer {int(f.layer)}), row {i}, channel {j}: "
+         f"the layers give ${formula(f.got)}$, the proof claims ${formula(f.expected)}$")
+    cx = dict(f.counterexample or {})
+    if cx:
+        point = r",\ ".join(f"{formula(k)} = {formula(v)}" for k, v in list(cx.items())[:6])
+        more = r",\ \dots" if len(cx) > 6 else ""
+        s += (f"; e.g. at ${point}{more}$ (other inputs 0) they are ${formula(f.got_value)}$ and "
+              f"${formula(f.expected_value)}$")
+    else:
+        s += f"; they differ on every input (there ${formula(f.got_value)} \\ne {formula(f.expected_value)}$)"
+    return s
+
+
 def verdict_sentence(v) -> str:
     r"""One sentence: verdict, scope, and the failure where there is one.
 
@@ -697,74 +816,95 @@ def verdict_sentence(v) -> str:
     >>> print(verdict_sentence(verify(c, max_size=3)[0])[:47])
     Verdict: \textbf{holds} (\textbf{for all sizes}
     """
-    scope = (r"\textbf{for all sizes}" + escape(v.scope[len("all sizes"):]) if v.scope.startswith("all sizes")
-             else escape(v.scope))
+    scope = (r"\textbf{for all sizes}" + prose(v.scope[len("all sizes"):]) if v.scope.startswith("all sizes")
+             else prose(v.scope))
     s = ("Verdict: " + (HOLD if v.verdict == "holds" else FAIL) + f" ({scope}; "
          + f"{v.sizes_checked} sizes checked exactly")
     s += "" if v.ok else "; \\textbf{differs from the recorded " + escape(v.expect) + "}"
     s += ")."
     if v.failure is not None:
-        s += " First failure: " + escape(v.failure.describe()) + "."
+        s += " First failure " + failure_latex(v.failure) + "."
+    steps = list(getattr(v, "steps", ()) or ())
+    good = [prose(getattr(r, "label", "")) for r in steps if getattr(r, "holds", False)]
+    if good:
+        s += " Printed steps that hold on their own: " + "; ".join(good) + "."
+    for r in steps:
+        if not getattr(r, "holds", True):
+            f = getattr(r, "failure", None)
+            s += (" Printed step " + prose(getattr(r, "label", "")) + " fails on its own"
+                  + (" " + failure_latex(f) if f is not None else "") + ".")
     if getattr(v, "parametric", ""):
-        s += " " + escape(v.parametric[0].upper() + v.parametric[1:]) + "."
+        s += " " + prose(v.parametric[0].upper() + v.parametric[1:]) + "."
     return s
 
 
 # ---------------------------------------------------------------- documents
 
 PREAMBLE = r"""\documentclass[10pt]{article}
-\usepackage{amsmath,amssymb,bm}
+\usepackage{amsmath,amssymb,graphicx,longtable}
 \setlength{\textwidth}{6.5in}\setlength{\oddsidemargin}{0in}\setlength{\evensidemargin}{0in}
 \setlength{\textheight}{9in}\setlength{\topmargin}{-0.5in}
 \allowdisplaybreaks
 \setlength{\parindent}{0pt}\setlength{\parskip}{4pt}
+\sloppy\setlength{\emergencystretch}{3em}
+% a display wider than the line is scaled down to it
+\newsavebox{\scfitbox}
+\newcommand{\scfit}[1]{\sbox{\scfitbox}{$\displaystyle #1$}%
+  \ifdim\wd\scfitbox>\linewidth\resizebox{\linewidth}{!}{\usebox{\scfitbox}}\else\usebox{\scfitbox}\fi}
 """
 
 
-def summary_table(verdicts: Sequence, rows_per_table: int = 30, problems: Mapping | None = None) -> str:
-    r"""A tabular of verdicts: result, name, variant, verdict, scope, recorded.
-
-    ``problems`` maps (id, name) of claims that could not be verified to the reason.
+def summary_table(verdicts: Sequence, rows_per_table: int = 0, problems: Mapping | None = None) -> str:
+    r"""A longtable of verdicts (it breaks across pages and fits the line): result, name, variant,
+    verdict, scope, recorded.  ``problems`` maps (id, name) of claims that could not be verified
+    to the reason.
 
     >>> summary_table([], problems={("H.99", "x"): "no sizes"}).count("not verified")
     1
     """
-    head = (r"\begin{tabular}{llp{1.9in}lll}" "\n" r"\hline" "\n"
-            r"result & name & variant & verdict & scope & as recorded \\ \hline" "\n")
-    chunks, cur = [], []
+    head = (r"{\small\setlength{\tabcolsep}{3pt}" "\n"
+            r"\begin{longtable}{@{}p{0.45in}p{1.15in}p{1.75in}p{0.45in}p{1.75in}p{0.5in}@{}}" "\n"
+            r"\hline result & name & variant & verdict & scope & as recorded \\ \hline\endhead" "\n"
+            r"\hline\endfoot" "\n")
+    rows = []
     for v in verdicts:
-        cur.append(" & ".join([escape(v.id), escape(v.name), escape(v.variant),
-                               (r"\textbf{fails}" if v.verdict == "fails" else "holds"),
-                               escape(v.scope), "yes" if v.ok else r"\textbf{no}"]) + r" \\")
-        if len(cur) == rows_per_table:
-            chunks.append(cur)
-            cur = []
+        rows.append(" & ".join([escape(v.id), escape(v.name).replace(r"\_", r"\_\allowbreak{}"), prose(v.variant),
+                                (r"\textbf{fails}" if v.verdict == "fails" else "holds"),
+                                prose(v.scope), "yes" if v.ok else r"\textbf{no}"]) + r" \\")
     for (cid, cname), why in (problems or {}).items():
-        cur.append(" & ".join([escape(cid), escape(cname), "--", r"\textbf{not verified}",
-                               escape(why)[:60], "--"]) + r" \\")
-    if cur or not chunks:
-        chunks.append(cur)
-    return "\n\n".join(head + "\n".join(c) + "\n" r"\hline" "\n" r"\end{tabular}" for c in chunks)
+        rows.append(" & ".join([escape(cid), escape(cname), "--", r"\textbf{not verified}",
+                                escape(shorten(why, 120)), "--"]) + r" \\")
+    return head + "\n".join(rows) + "\n" r"\end{longtable}}"
 
 
-def claim_section(claim, verdicts: Sequence, size_limit: int = 4, problem: str = "") -> str:
+def claim_section(claim, verdicts: Sequence, size_limit: int = 4, problem: str = "", brief: bool = False) -> str:
     r"""One claim: statement, then each variant's verdict and derivation.
+
+    ``brief``: the statement, every verdict with its failure (errata), and the derivation of
+    the variants that hold (the corrected construction) only.
 
     >>> from symconv.registry import load_claims
     >>> c = [c for c in load_claims() if c.name == "shift_down"][0]
     >>> print(claim_section(c, []).splitlines()[0])
     \section*{H.8 \texttt{shift\_down}}
     """
-    out = [rf"\section*{{{escape(claim.id)} \texttt{{{escape(claim.name)}}}}}", escape(claim.statement) + "."]
+    out = [rf"\section*{{{escape(claim.id)} \texttt{{{escape(claim.name)}}}}}", prose(claim.statement) + "."]
     if problem:
         out.append(r"\textbf{Not verified:} " + escape(problem) + ".")
     for a in getattr(claim, "assumptions", ()) or ():
-        out.append(r"\emph{Assumption:} " + escape(a) + ".")
+        out.append(r"\emph{Assumption:} " + prose(a) + ".")
     by_name = {v.variant: v for v in verdicts if v.id == claim.id and v.name == claim.name}
     for variant in claim.variants:
-        out.append(rf"\subsection*{{{escape(variant.name)}}}")
+        out.append(rf"\subsection*{{{prose(variant.name)}}}")
+        verdict = by_name.get(variant.name)
+        if brief and variant.expect != "holds":  # an erratum: its verdict and where it fails
+            if variant.note:
+                out.append(r"\emph{" + prose(variant.note) + "}")
+            out.append(r"\fbox{\textbf{Erratum}} " + (verdict_sentence(verdict) if verdict is not None
+                                                       else "Recorded as failing."))
+            continue
         try:
-            d = derivation(claim, variant, by_name.get(variant.name), size_limit)
+            d = derivation(claim, variant, verdict, size_limit)
             out.append(d.latex())
         except Exception as exc:  # noqa: BLE001 - one variant must not sink the document
             out.append(FAIL + " to render this variant: " + escape(f"{type(exc).__name__}: {exc}"))
@@ -772,8 +912,9 @@ def claim_section(claim, verdicts: Sequence, size_limit: int = 4, problem: str =
 
 
 def document(claims: Sequence, verdicts: Sequence, title: str = "Appendix H, checked by symconv",
-             size_limit: int = 4, problems: Mapping | None = None) -> str:
-    """A standalone document: summary table of verdicts, then every claim's derivations.
+             size_limit: int = 4, problems: Mapping | None = None, brief: bool = False) -> str:
+    """A standalone document: summary table of verdicts, then every claim's derivations
+    (``brief``: see :func:`claim_section`).
 
     >>> from symconv.registry import load_claims
     >>> from symconv.claims import verify
@@ -782,36 +923,58 @@ def document(claims: Sequence, verdicts: Sequence, title: str = "Appendix H, che
     >>> doc.startswith("\\\\documentclass") and doc.rstrip().endswith("\\\\end{document}")
     True
     """
-    body = [PREAMBLE, r"\begin{document}", rf"\section*{{{escape(title)}}}",
+    body = [PREAMBLE, r"\begin{document}", rf"\section*{{{prose(title)}}}",
             "Every result below is checked exactly: verdicts with scope \\emph{all sizes} are proved for "
             "every size allowed by the hypotheses in the block algebra with symbolic sizes (and cross-checked "
             "against the exact interpreter on a sweep); the others hold or fail on the sweep of sizes shown. "
-            "Layer $\\ell$ computes $\\bm{z}^{\\ell} = (\\bm{z}^{\\ell-1}\\bm{W} + \\bm{b}_1) \\odot "
-            "(\\bm{h} \\ast \\bm{z}^{\\ell-1} + \\bm{b}_2)$; $\\ast$ is the product mod $X^{N}$, "
+            "Layer $\\ell$ computes $\\boldsymbol{z}^{\\ell} = (\\boldsymbol{z}^{\\ell-1}\\boldsymbol{W} + \\boldsymbol{b}_1) \\odot "
+            "(\\boldsymbol{h} \\ast \\boldsymbol{z}^{\\ell-1} + \\boldsymbol{b}_2)$; $\\ast$ is the product mod $X^{N}$, "
             "$\\circledast$ mod $X^{N}-1$. Claimed states that fail are marked \\fbox{\\textbf{Erratum}}.",
             r"\subsection*{Summary of verdicts}", summary_table(verdicts, problems=problems)]
     for c in claims:
-        body.append(claim_section(c, verdicts, size_limit, (problems or {}).get((c.id, c.name), "")))
+        body.append(claim_section(c, verdicts, size_limit, (problems or {}).get((c.id, c.name), ""), brief))
     body.append(r"\end{document}")
     return "\n\n".join(body) + "\n"
 
 
+MAX_STACK_LAYERS = 8  # notebook displays of longer stacks show the first six and the last two layers
+MAX_FILTER_TERMS = 8
+
+
+def _filter_latex(column: Sequence[Any]) -> str:
+    nz = [k for k, c in enumerate(column) if _expr(c) != 0]
+    if len(nz) <= MAX_FILTER_TERMS:
+        return poly_latex(list(column))
+    keep = set(nz[:3] + nz[-3:])
+    head = poly_latex([c if k in keep and k >= nz[-3] else 0 for k, c in enumerate(column)])
+    tail = poly_latex([c if k in keep and k <= nz[2] else 0 for k, c in enumerate(column)])
+    return head + r" + \cdots\text{ (%d terms)} + " % (len(nz) - 6) + tail
+
+
 def stack_latex(stack) -> str:
-    r"""A stack's layers as equations (for notebooks).
+    r"""A stack's layers as equations (for notebooks; only macros MathJax knows).  A long stack
+    shows its first six and last two layers, a long filter its first and last terms.
 
     >>> from symconv.constructions.shifts import shift_down
     >>> "X^{2}" in stack_latex(shift_down(4, 2))
     True
     """
     lines = []
+    L = len(stack.layers)
+    shown = set(range(1, L + 1)) if L <= MAX_STACK_LAYERS else set(range(1, MAX_STACK_LAYERS - 1)) | {L - 1, L}
     for k, layer in enumerate(stack.layers, start=1):
+        if k not in shown:
+            if k - 1 in shown:
+                lines.append(r"&\vdots\quad\text{(layers %d to %d)}" % (k, L - 2))
+            continue
         h = np.asarray(layer.h, dtype=object)
         star = r"\ast" if layer.conv == "causal" else r"\circledast"
-        lines.append(rf"\bm{{z}}^{{{k}}} &= \left(\bm{{z}}^{{{k - 1}}}\bm{{W}}^{{{k}}} + \bm{{b}}^{{{k}}}_1\right)"
-                     rf" \odot \left(\bm{{h}}^{{{k}}} {star} \bm{{z}}^{{{k - 1}}} + \bm{{b}}^{{{k}}}_2\right),"
-                     rf"\quad \bm{{h}}^{{{k}}}_0(X) = {poly_latex(list(h[:, 0]))}")
+        lines.append(rf"\boldsymbol{{z}}^{{{k}}} &= \left(\boldsymbol{{z}}^{{{k - 1}}}\boldsymbol{{W}}^{{{k}}} + \boldsymbol{{b}}^{{{k}}}_1\right)"
+                     rf" \odot \left(\boldsymbol{{h}}^{{{k}}} {star} \boldsymbol{{z}}^{{{k - 1}}} + \boldsymbol{{b}}^{{{k}}}_2\right),"
+                     rf"\quad \boldsymbol{{h}}^{{{k}}}_0(X) = {_filter_latex(list(h[:, 0]))}")
     sig = stack.signature
-    head = rf"\text{{{escape(stack.name or 'stack')}: }}(N, L, d, N', d') = ({sig.N}, {sig.L}, {sig.d}, {sig.N_int}, {sig.d_int})"
+    head = (math_escape(shorten(stack.name or "stack", 80)) + r"\text{: }"
+            + f"(N, L, d, N', d') = ({sig.N}, {sig.L}, {sig.d}, {sig.N_int}, {sig.d_int})")
     return r"\begin{aligned}" + head + r"\\" + r"\\".join(lines) + r"\end{aligned}"
 
 

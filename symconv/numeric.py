@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -91,11 +92,142 @@ def default_workers() -> int:
 # --------------------------------------------------------------------------- FFT libraries
 
 
-class CpuFFT:
-    """Real FFTs on numpy arrays from ``numpy.fft``, ``scipy.fft`` or ``pyfftw``.
+LIBRARIES = ("numpy", "scipy", "pyfftw", "mkl_fft", "torch")
+_MEASURED: dict = {}
 
-    ``library="auto"`` picks scipy.fft when importable (measured faster than
-    numpy.fft here, and it takes ``workers``), else numpy.fft.
+
+class _Plan:
+    """Reused buffers of one (rows, F, dtype) real FFT pair: ``inp`` (zero tail), ``forward()``, ``backward(spec)``."""
+
+    def __init__(self, fft: "CpuFFT", rows: int, F: int, real: Any) -> None:
+        self.rows, self.F = rows, F
+        cplx = np.complex64 if np.dtype(real) == np.float32 else np.complex128
+        if fft.library == "pyfftw":
+            import pyfftw
+
+            self.inp = pyfftw.zeros_aligned((rows, F), dtype=real)
+            self.spec = pyfftw.empty_aligned((rows, F // 2 + 1), dtype=cplx)
+            self.out = pyfftw.empty_aligned((rows, F), dtype=real)
+            self._f = pyfftw.FFTW(self.inp, self.spec, axes=(-1,), flags=("FFTW_ESTIMATE",), threads=1)
+            self._b = pyfftw.FFTW(self.spec, self.out, axes=(-1,), direction="FFTW_BACKWARD",
+                                  flags=("FFTW_ESTIMATE", "FFTW_DESTROY_INPUT"), threads=1)
+        else:
+            self.inp = np.zeros((rows, F), dtype=real)
+            self._f = self._b = None
+        self.fft = fft
+
+    def forward(self) -> Any:
+        if self._f is not None:
+            self._f()
+            return self.spec
+        return self.fft.rfft(self.inp, self.F, 1)
+
+    def backward(self, spec: Any) -> Any:
+        if self._b is not None:
+            if spec is not self.spec:
+                self.spec[...] = spec
+            self._b()
+            return self.out
+        return self.fft.irfft(spec, self.F, 1)
+
+
+def _import_library(library: str) -> tuple[Any, bool]:
+    """(module with rfft/irfft, whether it takes ``workers``) or a HypothesisError naming the extra."""
+    try:
+        if library == "numpy":
+            return np.fft, False
+        if library == "scipy":
+            import scipy.fft as mod
+            return mod, True
+        if library == "pyfftw":
+            import pyfftw.interfaces.cache as cache
+            import pyfftw.interfaces.scipy_fft as mod
+            cache.enable()
+            return mod, True
+        if library == "mkl_fft":
+            from mkl_fft.interfaces import numpy_fft as mod
+            return mod, False
+        if library == "torch":
+            import torch  # noqa: F401
+            return _TorchFFT(), False
+    except ImportError as exc:
+        raise HypothesisError(f"fft: {library} is not installed (pip install {library})") from exc
+    raise HypothesisError(f"fft: unknown library {library!r}; expected auto or one of {LIBRARIES}")
+
+
+class _TorchFFT:
+    """torch.fft on CPU tensors sharing memory with numpy arrays."""
+
+    def rfft(self, x: Any, n: int, axis: int = -1) -> Any:
+        import torch
+        return torch.fft.rfft(torch.from_numpy(np.ascontiguousarray(x)), n=n, dim=axis).numpy()
+
+    def irfft(self, x: Any, n: int, axis: int = -1) -> Any:
+        import torch
+        return torch.fft.irfft(torch.from_numpy(np.ascontiguousarray(x)), n=n, dim=axis).numpy()
+
+
+def installed_libraries() -> list[str]:
+    """The CPU FFT libraries importable here, numpy first.
+
+    >>> installed_libraries()[0]
+    'numpy'
+    """
+    out = []
+    for lib in LIBRARIES:
+        try:
+            _import_library(lib)
+        except HypothesisError:
+            continue
+        out.append(lib)
+    return out
+
+
+def measure_libraries(rows: int = 8, F: int = 1 << 15, repeats: int = 3) -> dict[str, float]:
+    """Seconds of rfft + irfft of a (rows, F) float64 block, row by row with reused buffers, per library."""
+    import time
+
+    x = np.random.default_rng(0).standard_normal((rows, F // 2))
+    times = {}
+    for lib in installed_libraries():
+        if lib == "torch":  # importing torch costs seconds; it is measured by the bench, not here
+            continue
+        fft = CpuFFT(lib)
+        plan = fft.plan(1, F, np.float64)
+        plan.backward(plan.forward())  # warm up (plans, twiddles)
+        best = math.inf
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            for r in range(rows):
+                plan.inp[0, : F // 2] = x[r]
+                plan.backward(plan.forward())
+            best = min(best, time.perf_counter() - t0)
+        times[lib] = best
+    return times
+
+
+def fastest_library() -> str:
+    """The CPU FFT library to use: ``SYMCONV_FFT`` if set, else the fastest installed one, measured once.
+
+    >>> fastest_library() in LIBRARIES
+    True
+    """
+    env = os.environ.get("SYMCONV_FFT")
+    if env:
+        _import_library(env)
+        return env
+    if "choice" not in _MEASURED:
+        times = measure_libraries()
+        _MEASURED["times"] = times
+        _MEASURED["choice"] = min(times, key=times.get)
+    return _MEASURED["choice"]
+
+
+class CpuFFT:
+    """Real FFTs on numpy arrays from one CPU library (numpy, scipy, pyfftw, mkl_fft, torch).
+
+    ``library="auto"`` takes :func:`fastest_library` (measured here once per
+    process; ``SYMCONV_FFT`` overrides).  :meth:`plan` gives reused buffers.
 
     >>> f = CpuFFT("numpy")
     >>> f.irfft(f.rfft(np.ones((1, 3)), 4), 4).round(6).tolist()
@@ -104,30 +236,8 @@ class CpuFFT:
 
     def __init__(self, library: str = "auto") -> None:
         if library == "auto":
-            try:
-                import scipy.fft  # noqa: F401
-
-                library = "scipy"
-            except ImportError:
-                library = "numpy"
-        if library == "numpy":
-            self._mod, self._workers_kw = np.fft, False
-        elif library == "scipy":
-            try:
-                import scipy.fft as mod
-            except ImportError as exc:
-                raise HypothesisError("fft: scipy is not installed (pip install scipy)") from exc
-            self._mod, self._workers_kw = mod, True
-        elif library == "pyfftw":
-            try:
-                import pyfftw.interfaces.cache as cache
-                import pyfftw.interfaces.scipy_fft as mod
-            except ImportError as exc:
-                raise HypothesisError("fft: pyfftw is not installed (pip install pyfftw)") from exc
-            cache.enable()
-            self._mod, self._workers_kw = mod, True
-        else:
-            raise HypothesisError(f"fft: unknown library {library!r}; expected auto, numpy, scipy or pyfftw")
+            library = fastest_library()
+        self._mod, self._workers_kw = _import_library(library)
         self.library = library
 
     def rfft(self, x: Any, n: int, workers: int = 1) -> Any:
@@ -139,6 +249,10 @@ class CpuFFT:
         if self._workers_kw:
             return self._mod.irfft(x, n=n, axis=-1, workers=workers, overwrite_x=True)
         return self._mod.irfft(x, n=n, axis=-1)
+
+    def plan(self, rows: int, F: int, real: Any = np.float64) -> _Plan:
+        """Buffers and (for pyFFTW) plans for repeated rfft/irfft of ``rows`` rows of length F."""
+        return _Plan(self, rows, F, real)
 
 
 # --------------------------------------------------------------------------- namespace helpers
@@ -169,14 +283,20 @@ def _dtypes(xp: Any, dtype: str) -> tuple[Any, Any]:
 
 # --------------------------------------------------------------------------- prepared stacks
 
+#: Filters of at most this many taps are applied directly (K multiply-adds per entry), never by FFT.
+DIRECT_TAPS = 32
+
 
 @dataclass(frozen=True, eq=False)
 class PreparedLayer:
-    """A layer's arrays on the target namespace, channel-major.
+    """A layer's arrays on the target namespace.
 
-    ``spectrum`` is None when it was not cached (over the memory budget); it
-    is then recomputed from ``hT`` when the layer runs.  ``norms`` holds
-    per-channel host-side norms for the error bound.
+    ``spectrum`` is None when it was not cached (over the memory budget, or a
+    short filter); it is then computed from ``hT`` block by block, or the
+    filter is applied directly (``direct``, at most :data:`DIRECT_TAPS`
+    taps).  ``W``, ``W_diag``, ``b1``, ``b2`` and ``hT`` are channel-major; the
+    CPU path reads their transposes (views).  ``norms`` holds per-channel
+    host-side norms for the error bound.
     """
 
     W: Any  # (d', d') transposed for matmul, or None when W = 0 or diagonal
@@ -184,10 +304,11 @@ class PreparedLayer:
     b1: Any  # (d' or 1, N' or 1)
     b2: Any  # (d' or 1, N' or 1), or None when zero
     spectrum: Any  # (d', F//2+1) or None
-    hT: Any  # (d', K) filter, channel-major, float64 on the namespace
+    hT: Any  # (d', K) filter, channel-major, in the run's precision on the CPU path
     fft_len: int
     conv: str
     norms: dict
+    direct: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -230,16 +351,37 @@ def _fft_len(layer: Layer, N_int: int) -> int:
     return fast_length(N_int + layer.h.shape[0] - 1) if layer.conv == "causal" else N_int
 
 
+def _taps(layer: Layer) -> int:
+    """Number of filter rows up to the last nonzero one."""
+    h = layer.h
+    nz = np.flatnonzero(np.any(h != 0, axis=1)) if h.dtype != object else np.flatnonzero(
+        [any(v != 0 for v in row) for row in h])
+    return int(nz[-1]) + 1 if nz.size else 0
+
+
 def _channel_vec(a: np.ndarray, d: int) -> np.ndarray:
     """Per-channel max |entry| of a broadcastable (rows, d or 1) array, as (d,)."""
     m = np.max(np.abs(a), axis=0) if a.size else np.zeros(a.shape[1])
     return np.broadcast_to(m, (d,)).astype(np.float64)
 
 
+def _spectrum_bytes(layer: Layer, N_int: int, d_int: int, itemsize: int) -> int:
+    return d_int * (_fft_len(layer, N_int) // 2 + 1) * itemsize
+
+
+def _is_direct(layer: Layer, cpu: bool) -> bool:
+    return cpu and _taps(layer) <= DIRECT_TAPS
+
+
 def prepare_layer(layer: Layer, N_int: int, xp: Any, real: Any, where: str,
                   cplx: Any = None, spectrum: bool = True, cpu: "CpuFFT | None" = None,
                   workers: int = 1) -> PreparedLayer:
-    """One layer's parameters on ``xp`` (spectrum computed in float64 unless ``spectrum=False``)."""
+    """One layer's parameters on ``xp``.
+
+    On the CPU path the spectrum is computed in the run's precision, block by
+    block; on the namespace path in float64, then rounded.  Short filters on
+    the CPU path are kept as taps (``direct``).
+    """
     xp = _namespace(xp)
     W = _numeric(layer.W, f"{where}.W")
     h = _numeric(layer.h, f"{where}.h")
@@ -247,13 +389,24 @@ def prepare_layer(layer: Layer, N_int: int, xp: Any, real: Any, where: str,
     b2 = _numeric(layer.b2, f"{where}.b2")
     d = W.shape[0]
     F = _fft_len(layer, N_int)
+    direct = cpu is not None and _taps(layer) <= DIRECT_TAPS
+    if direct:
+        h = h[: max(1, _taps(layer))]
     f64 = np.float64 if xp is np else getattr(xp, "float64")
-    hT = xp.asarray(np.ascontiguousarray(h.T), dtype=f64)
     spec = None
-    if spectrum:
-        spec = cpu.rfft(hT, F, workers) if cpu is not None else xp.fft.rfft(hT, n=F, axis=-1)
-        if cplx is not None:
-            spec = _astype(xp, spec, cplx)
+    if cpu is not None:
+        hT = np.ascontiguousarray(h.T, dtype=real)
+        if spectrum and not direct:
+            spec = np.empty((d, F // 2 + 1), dtype=cplx)
+            step = max(1, (BLOCK_BYTES // max(1, F * np.dtype(real).itemsize)))
+            for c0 in range(0, d, step):
+                spec[c0:c0 + step] = cpu.rfft(hT[c0:c0 + step], F, workers)
+    else:
+        hT = xp.asarray(np.ascontiguousarray(h.T), dtype=f64)
+        if spectrum:
+            spec = xp.fft.rfft(hT, n=F, axis=-1)
+            if cplx is not None:
+                spec = _astype(xp, spec, cplx)
     off_diag = W - np.diag(np.diag(W))
     W_full = W_diag = None
     if np.any(off_diag):
@@ -277,38 +430,65 @@ def prepare_layer(layer: Layer, N_int: int, xp: Any, real: Any, where: str,
         fft_len=F,
         conv=layer.conv,
         norms=norms,
+        direct=direct,
     )
 
 
+def estimate_run_bytes(stack: Stack, batch: int = 1, dtype: str = "float64", cached: int = 0,
+                       workers: int = 1) -> int:
+    """Bytes one run needs: input copy, two state buffers, the output, FFT blocks per worker, spectra.
+
+    >>> from symconv.constructions.shifts import shift_down
+    >>> estimate_run_bytes(shift_down(1024, 1), 1) > 3 * 1024 * 8
+    True
+    """
+    r = {"float64": 8, "float32": 4}[dtype]
+    act = batch * stack.N_int * stack.d_int * r
+    F = max([_fft_len(l, stack.N_int) for l in stack.layers] or [1])
+    blocks = workers * 3 * min(max(BLOCK_BYTES, F * r), max(1, stack.d_int * batch) * F * r)
+    return 3 * act + blocks + cached
+
+
 def prepare(stack: Stack, xp: Any = None, dtype: str = "float64", *, fft: str = "auto",
-            workers: int | None = None, cache_bytes: int = CACHE_BYTES) -> Prepared:
+            workers: int | None = None, cache_bytes: int | None = None,
+            budget: Any = None) -> Prepared:
     """Compute every layer's filter spectrum once, on namespace ``xp``.
 
-    Spectra are computed in float64 and rounded to ``dtype``.  They are cached
-    while their total size stays within ``cache_bytes``; layers past the budget
-    recompute theirs block by block when they run.  ``fft`` (numpy namespace
-    only) picks the CPU FFT library; ``workers`` the CPU threads.
+    The spectra of the layers with long filters are cached when their total
+    fits ``cache_bytes`` (default: the larger of :data:`CACHE_BYTES` and a
+    quarter of the memory budget), all or none: a stack whose spectra do not
+    all fit recomputes each one block by block as it runs.  Filters of at most
+    :data:`DIRECT_TAPS` taps are applied directly and hold no spectrum.
+    ``fft`` (numpy only) picks the CPU FFT library (``auto``: the fastest
+    installed, measured); ``workers`` the CPU threads; ``budget`` the memory
+    budget the cache must fit in (see :mod:`symconv.budget`).
 
     >>> from symconv.constructions.shifts import shift_down
     >>> p = prepare(shift_down(8, 2), fft="numpy")
     >>> p.layers[0].fft_len, p.dtype
     (10, 'float64')
     """
+    from .budget import current_budget, require
+
     xp = _namespace(xp)
     real, cplx = _dtypes(xp, dtype)
-    if workers is not None and (not isinstance(workers, int) or workers < 1):
+    if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
         raise HypothesisError(f"workers: must be a positive integer, got {workers!r}")
     itemsize = 16 if dtype == "float64" else 8
-    budget = cache_bytes
     cpu = CpuFFT(fft) if xp is np else None
     workers = workers or default_workers()
+    limit = current_budget(budget)
+    if cache_bytes is None:
+        cache_bytes = max(CACHE_BYTES, limit // 4)
+    need = sum(_spectrum_bytes(l, stack.N_int, stack.d_int, itemsize) for l in stack.layers
+               if not _is_direct(l, cpu is not None))
+    keep = 0 < need <= cache_bytes
+    params = sum(int(getattr(l, k).size) for l in stack.layers for k in ("W", "h", "b1", "b2")) * (itemsize // 2)
+    require(params + (need if keep else 0),
+            f"stack: parameters{' and cached spectra' if keep else ''} of {stack.L} layers at "
+            f"N' = {stack.N_int}, d' = {stack.d_int}, {dtype}", budget)
     layers = []
     for i, l in enumerate(stack.layers):
-        F = _fft_len(l, stack.N_int)
-        size = stack.d_int * (F // 2 + 1) * itemsize
-        keep = size <= budget
-        if keep:
-            budget -= size
         layers.append(prepare_layer(l, stack.N_int, xp, real, f"layers[{i}]", cplx, spectrum=keep,
                                     cpu=cpu, workers=workers))
     return Prepared(stack, tuple(layers), xp, real, cplx, dtype, cpu, workers)
@@ -352,56 +532,122 @@ def apply_prepared_layer(p: PreparedLayer, z: Any, xp: Any, cplx: Any = None) ->
 
 
 def _blocks(B: int, d: int, F: int, itemsize: int, workers: int) -> list[tuple[int, int]]:
-    """Channel blocks of about BLOCK_BYTES each (≥ BLOCK_ROWS rows), at least one per worker.
-
-    Blocks at or below glibc's largest mmap threshold (32 MiB) are recycled
-    from the heap instead of being mapped and zero-filled afresh: measured
-    here, one 2^21-point row per block runs faster than 8 rows per block and
-    than one call over all rows."""
-    per = max(1, BLOCK_BYTES // max(1, B * F * itemsize), -(-BLOCK_ROWS // B))
+    """Channel blocks of about BLOCK_BYTES each (≥ BLOCK_ROWS rows), at least one per worker."""
+    per = max(1, BLOCK_BYTES // max(1, F * itemsize), BLOCK_ROWS)
     per = min(per, max(1, -(-d // workers)))
     return [(c0, min(d, c0 + per)) for c0 in range(0, d, per)]
 
 
-def _apply_cpu(prep: Prepared, p: PreparedLayer, z: np.ndarray, pool: ThreadPoolExecutor | None) -> np.ndarray:
-    """One layer on the CPU path: blocks of channels, in place, in a thread pool."""
-    B, d, N = z.shape
-    out = np.empty_like(z)
-    fft, F = prep.fft, p.fft_len
-    blocks = _blocks(B, d, F, z.dtype.itemsize, prep.workers)
-    fft_workers = 1 if pool is not None else prep.workers
-
-    if p.W is not None:  # one GEMM over all channels: a block of rows would re-read all of z
-        np.matmul(p.W, z, out=out)
-
-    def block(c0: int, c1: int) -> None:
-        o = out[:, c0:c1]
-        if p.W is not None:
-            o += _rows(p.b1, c0, c1)
-        elif p.W_diag is not None:
-            np.multiply(z[:, c0:c1], p.W_diag[c0:c1], out=o)
-            o += _rows(p.b1, c0, c1)
-        else:
-            o[...] = _rows(p.b1, c0, c1)
-        spec = fft.rfft(z[:, c0:c1], F, fft_workers)
-        if p.spectrum is not None:
-            spec *= p.spectrum[c0:c1]
-        else:
-            spec *= fft.rfft(p.hT[c0:c1], F, fft_workers).astype(prep.complex, copy=False)
-        conv = fft.irfft(spec, F, fft_workers)
-        del spec
-        cv = conv[..., :N]
-        if p.b2 is not None:
-            cv += _rows(p.b2, c0, c1)
-        o *= cv
-
-    if pool is None or len(blocks) == 1:
-        for c0, c1 in blocks:
-            block(c0, c1)
+def _gate_rows(p: PreparedLayer, z: np.ndarray, out: np.ndarray) -> None:
+    """out = z·W + b1 on a (B, N', d') state (W stored transposed: its transpose is a view)."""
+    b1 = p.b1.T  # (N' or 1, d' or 1)
+    if p.W is not None:
+        np.matmul(z, p.W.T, out=out)
+        out += b1
+    elif p.W_diag is not None:
+        np.multiply(z, p.W_diag.T, out=out)
+        out += b1
     else:
-        for f in [pool.submit(block, c0, c1) for c0, c1 in blocks]:
-            f.result()
-    return out
+        out[...] = b1
+
+
+def _direct_rows(p: PreparedLayer, z: np.ndarray, out: np.ndarray, r0: int, r1: int, tmp: np.ndarray) -> None:
+    """out[:, r0:r1] *= (h * z + b2)[:, r0:r1] with the K taps applied directly (circular folds)."""
+    N = z.shape[1]
+    h = p.hT.T  # (K, d')
+    acc = tmp[:, : r1 - r0]
+    acc[...] = 0 if p.b2 is None else p.b2.T[r0:r1] if p.b2.shape[1] > 1 else p.b2.T
+    for k in range(h.shape[0]):
+        hk = h[k]
+        if not np.any(hk):
+            continue
+        lo = max(r0, k)  # rows i with i - k >= 0
+        if lo < r1:
+            acc[:, lo - r0:] += z[:, lo - k:r1 - k] * hk
+        if p.conv == "circular" and r0 < k:  # rows i < k read row i - k + N
+            hi = min(r1, k)
+            acc[:, : hi - r0] += z[:, r0 - k + N:hi - k + N] * hk
+    out[:, r0:r1] *= acc
+
+
+class _Runner:
+    """Applies layers of a prepared stack; on the CPU path with a thread pool and reused buffers."""
+
+    def __init__(self, prep: Prepared) -> None:
+        self.prep = prep
+        self.pool = None
+        self._plans: dict = {}
+        if prep.fft is not None and prep.workers > 1:
+            self.pool = ThreadPoolExecutor(prep.workers)
+
+    def __enter__(self) -> "_Runner":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.pool is not None:
+            self.pool.shutdown()
+
+    def _map(self, fn: Any, items: list) -> None:
+        if self.pool is None or len(items) == 1:
+            for it in items:
+                fn(*it)
+        else:
+            for f in [self.pool.submit(fn, *it) for it in items]:
+                f.result()
+
+    def _plan(self, rows: int, F: int) -> _Plan:
+        key = (threading.get_ident(), rows, F)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plans[key] = self.prep.fft.plan(rows, F, self.prep.real)
+        return plan
+
+    def layer(self, p: PreparedLayer, z: Any) -> Any:
+        """One layer on a channel-major state (B, d', N') (the namespace layout)."""
+        if self.prep.fft is not None:
+            zr = np.ascontiguousarray(np.transpose(z, (0, 2, 1)))
+            return np.ascontiguousarray(np.transpose(self.rows(p, zr), (0, 2, 1)))
+        return apply_prepared_layer(p, z, self.prep.xp, self.prep.complex)
+
+    def rows(self, p: PreparedLayer, z: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """One layer on a (B, N', d') state on the CPU path, into ``out`` (a new array if None)."""
+        B, N, d = z.shape
+        out = np.empty_like(z) if out is None else out
+        _gate_rows(p, z, out)
+        if p.direct:
+            chunk = max(1, (BLOCK_BYTES // max(1, B * d * z.dtype.itemsize)))
+            spans = [(r0, min(N, r0 + chunk)) for r0 in range(0, N, chunk)]
+            tmp = {}
+
+            def run_span(r0: int, r1: int) -> None:
+                t = tmp.get(threading.get_ident())
+                if t is None or t.shape[1] < r1 - r0:
+                    t = tmp[threading.get_ident()] = np.empty((B, chunk, d), dtype=z.dtype)
+                _direct_rows(p, z, out, r0, r1, t)
+            self._map(run_span, spans)
+            return out
+        F = p.fft_len
+        blocks = _blocks(B, d, F, z.dtype.itemsize, self.prep.workers)
+        fft = self.prep.fft
+        b2 = None if p.b2 is None else p.b2  # (d' or 1, N' or 1)
+
+        def block(c0: int, c1: int) -> None:
+            rows = c1 - c0
+            plan = self._plan(rows, F)
+            if p.spectrum is not None:
+                H = p.spectrum[c0:c1]
+            else:  # not cached: the filter's spectrum for this block, in the run's precision
+                H = fft.rfft(p.hT[c0:c1], F, 1)
+            for b in range(B):
+                plan.inp[:, :N] = z[b, :, c0:c1].T
+                spec = plan.forward()
+                spec *= H
+                conv = plan.backward(spec)[:, :N]
+                if b2 is not None:
+                    conv += _rows(b2, c0, c1)
+                out[b, :, c0:c1] *= conv.T
+        self._map(block, blocks)
+        return out
 
 
 def to_internal(stack: Stack, u: Any, xp: Any, real: Any) -> tuple[Any, bool]:
@@ -429,47 +675,87 @@ def from_internal(stack: Stack, z: Any, squeeze: bool, xp: Any) -> Any:
     return out[0] if squeeze else out
 
 
-class _Runner:
-    """Applies layers of a prepared stack, with a thread pool on the CPU path."""
-
-    def __init__(self, prep: Prepared) -> None:
-        self.prep = prep
-        self.pool = None
-        if prep.fft is not None and prep.workers > 1:
-            self.pool = ThreadPoolExecutor(prep.workers)
-
-    def __enter__(self) -> "_Runner":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        if self.pool is not None:
-            self.pool.shutdown()
-
-    def layer(self, p: PreparedLayer, z: Any) -> Any:
-        if self.prep.fft is not None:
-            return _apply_cpu(self.prep, p, z, self.pool)
-        return apply_prepared_layer(p, z, self.prep.xp, self.prep.complex)
+def _input_rows(stack: Stack, u: Any, real: Any) -> tuple[np.ndarray, bool]:
+    """(B, N, d) or (N, d) input → the (B, N', d') state of the CPU path (a copy, zero-padded)."""
+    a = np.asarray(u)
+    squeeze = a.ndim == 2
+    if squeeze:
+        a = a[None]
+    if a.ndim != 3 or tuple(a.shape[1:]) != (stack.N, stack.d):
+        raise HypothesisError(
+            f"u: expected shape (B, N, d) or (N, d) with N×d = {(stack.N, stack.d)}, "
+            f"got {tuple(a.shape) if not squeeze else tuple(a.shape[1:])}"
+        )
+    if (stack.N_int, stack.d_int) == (stack.N, stack.d):
+        return np.array(a, dtype=real, order="C", copy=True), squeeze
+    z = np.zeros((a.shape[0], stack.N_int, stack.d_int), dtype=real)
+    z[:, : stack.N, : stack.d] = a
+    return z, squeeze
 
 
-def _prepared(stack: Stack | Prepared, xp: Any, dtype: str) -> Prepared:
+def _output_rows(stack: Stack, z: np.ndarray, squeeze: bool) -> np.ndarray:
+    out = z if (stack.N_int, stack.d_int) == (stack.N, stack.d) else np.ascontiguousarray(
+        z[:, : stack.N, : stack.d])
+    return out[0] if squeeze else out
+
+
+def _prepared(stack: Stack | Prepared, xp: Any, dtype: str, budget: Any = None) -> Prepared:
     if isinstance(stack, Prepared):
         return stack
     if not isinstance(stack, Stack):
         raise HypothesisError(f"stack: expected a Stack or Prepared, got {type(stack).__name__}")
-    return prepare(stack, xp, dtype)
+    return prepare(stack, xp, dtype, budget=budget)
 
 
-def run(stack: Stack | Prepared, u: Any, xp: Any = None, dtype: str = "float64") -> Any:
+def _require_run(prep: Prepared, u: Any, budget: Any) -> None:
+    from .budget import require
+
+    shape = getattr(u, "shape", None)
+    if shape is None:
+        shape = np.shape(u)
+    B = int(shape[0]) if len(shape) == 3 else 1
+    st = prep.stack
+    need = estimate_run_bytes(st, B, prep.dtype, 0, prep.workers)
+    require(need, f"u: run at B = {B}, N' = {st.N_int}, d' = {st.d_int}, {prep.dtype}", budget)
+
+
+def _run_rows(prep: Prepared, u: Any, progress: Any = None, bound: bool = False) -> tuple[np.ndarray, float]:
+    """The CPU path: (B, N', d') states in two reused buffers, no transposes."""
+    z, squeeze = _input_rows(prep.stack, u, prep.real)
+    E = EPS[prep.dtype] * float(np.max(np.abs(z))) if (bound and prep.dtype != "float64" and z.size) else 0.0
+    spare = None
+    with _Runner(prep) as r:
+        for i, p in enumerate(prep.layers, start=1):
+            if bound:
+                with warnings.catch_warnings():  # a bound may overflow: it is then inf
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    E = _layer_bound(p, z, E, np, prep.dtype, prep.real, axis=1)
+                if not math.isfinite(E):
+                    E = math.inf
+            new = r.rows(p, z, spare)
+            spare, z = z, new
+            if progress is not None:
+                progress(i, len(prep.layers))
+    return _output_rows(prep.stack, z, squeeze), E
+
+
+def run(stack: Stack | Prepared, u: Any, xp: Any = None, dtype: str = "float64", *,
+        budget: Any = None) -> Any:
     """Run a stack on a numeric input of shape (B, N, d) or (N, d); same shape out.
 
-    ``stack`` may be a :class:`Prepared` stack, to reuse its spectra.
+    ``stack`` may be a :class:`Prepared` stack, to reuse its spectra;
+    ``budget`` is the memory budget (see :mod:`symconv.budget`), checked
+    before anything is allocated.
 
     >>> from symconv.constructions.sums import add_n
     >>> run(add_n(1, 3), np.array([[2.0], [5.0], [0.0]]))[:, 0].round(9).tolist()
     [1.0, 7.0, 0.0]
     """
-    prep = _prepared(stack, xp, dtype)
+    prep = _prepared(stack, xp, dtype, budget)
+    _require_run(prep, u, budget)
     xp = prep.xp
+    if prep.fft is not None:
+        return _run_rows(prep, u)[0]
     z, squeeze = to_internal(prep.stack, u, xp, prep.real)
     with _Runner(prep) as r:
         for p in prep.layers:
@@ -500,30 +786,39 @@ def error_bound_doc() -> str:
     )
 
 
-def _state_norms(z: Any, xp: Any) -> tuple[Any, Any, Any]:
-    """Per-channel max over the batch of ‖·‖₁, ‖·‖₂, ‖·‖∞ of a (B, d', N') state (in float64)."""
+def _state_norms(z: Any, xp: Any, axis: int = -1) -> tuple[Any, Any, Any]:
+    """Per-channel max over the batch of ‖·‖₁, ‖·‖₂, ‖·‖∞ of a state (in float64).
+
+    ``axis`` is the sequence axis: -1 for the channel-major (B, d', N'), 1 for (B, N', d')."""
     f64 = np.float64 if xp is np else getattr(xp, "float64")
     a = xp.abs(z)
-    s1 = xp.max(xp.sum(a, axis=-1, dtype=f64), axis=0)
-    s2 = xp.sqrt(xp.max(xp.sum(a * a, axis=-1, dtype=f64), axis=0))
-    si = _astype(xp, xp.max(xp.max(a, axis=-1), axis=0), f64)
+    s1 = xp.max(xp.sum(a, axis=axis, dtype=f64), axis=0)
+    s2 = xp.sqrt(xp.max(xp.sum(a * a, axis=axis, dtype=f64), axis=0))
+    si = _astype(xp, xp.max(xp.max(a, axis=axis), axis=0), f64)
     return s1, s2, si
 
 
-def _layer_bound(p: PreparedLayer, z: Any, E: float, xp: Any, dtype: str, real: Any) -> float:
+def _layer_bound(p: PreparedLayer, z: Any, E: float, xp: Any, dtype: str, real: Any, axis: int = -1) -> float:
+    """The bound after one layer, from the state before it (see :func:`error_bound_doc`).
+
+    A filter applied directly (at most DIRECT_TAPS taps) has error at most
+    γ_K·‖x‖∞‖h‖₁ ≤ 2η·‖x‖₂‖h‖₁, so the FFT convolution term covers it.
+    """
     eps, e64 = EPS[dtype], EPS["float64"]
-    N = z.shape[-1]
-    d = z.shape[1]
+    N = z.shape[axis]
+    d = z.shape[2 if axis == 1 else 1]
     lg = math.log2(max(2, p.fft_len))
-    eta, eta64 = FFT_C * eps * lg, FFT_C * e64 * lg
+    eta = FFT_C * eps * lg
+    # the filter's spectrum: computed in the run's precision on the CPU path, in float64 elsewhere
+    eta_h = eta if (xp is np and dtype != "float64") else FFT_C * e64 * lg
     gam = (d + 1) * eps / (1 - (d + 1) * eps)
-    s1, s2, si = _state_norms(z, xp)
+    s1, s2, si = _state_norms(z, xp, axis)
     s1, s2, si = s1 + N * E, s2 + math.sqrt(N) * E, si + E
     f64 = np.float64 if xp is np else getattr(xp, "float64")
     nm = {k: xp.asarray(v, dtype=f64) for k, v in p.norms.items()}
     h1, h2 = nm["h1"], nm["h2"]
     Mc = si * h1 + nm["b2"]
-    Ec = E * h1 + (2 * eta + 3 * eps) * s2 * h1 + (eta64 + eps) * s1 * h2 + eps * Mc
+    Ec = E * h1 + (2 * eta + 3 * eps) * s2 * h1 + (eta_h + eps) * s1 * h2 + eps * Mc
     x_inf = xp.max(si)
     Mg = x_inf * nm["Wcol1"] + nm["b1"]
     Eg = E * nm["Wcol1"] + gam * Mg
@@ -532,20 +827,23 @@ def _layer_bound(p: PreparedLayer, z: Any, E: float, xp: Any, dtype: str, real: 
 
 
 def run_bounded(stack: Stack | Prepared, u: Any, xp: Any = None, dtype: str = "float64",
-                progress: Any = None) -> tuple[Any, float]:
+                progress: Any = None, *, budget: Any = None) -> tuple[Any, float]:
     """:func:`run`, and an a-priori bound on max |computed − exact| over the output.
 
     The bound follows the formula of :func:`error_bound_doc`, evaluated with
     the norms of the states as they are computed.  ``progress(i, L)``, when
-    given, is called after each layer.
+    given, is called after each layer; ``budget`` as in :func:`run`.
 
     >>> from symconv.constructions.shifts import shift_down
     >>> out, bound = run_bounded(shift_down(8, 1), np.ones((8, 1)))
     >>> out[1:, 0].round(12).tolist() == [1.0] * 7, 0 < bound < 1e-12
     (True, True)
     """
-    prep = _prepared(stack, xp, dtype)
+    prep = _prepared(stack, xp, dtype, budget)
+    _require_run(prep, u, budget)
     xp = prep.xp
+    if prep.fft is not None:
+        return _run_rows(prep, u, progress, bound=True)
     z, squeeze = to_internal(prep.stack, u, xp, prep.real)
     E = EPS[prep.dtype] * float(xp.max(xp.abs(z))) if prep.dtype != "float64" else 0.0
     with _Runner(prep) as r:

@@ -6,6 +6,11 @@ from symconv import (Claim, Hypothesis, HypothesisError, Instance, Signature, Si
                      ones, sym, verify, zeros)
 from symconv.constructions.shifts import shift_down
 from symconv.constructions.sums import add_n
+from symconv.hypotheses import divides
+from symconv.parametric import size
+from symconv.sweep import Cap
+
+n, N = size("n"), size("N")
 
 
 def shift_claim(expected_shift):
@@ -21,7 +26,8 @@ def shift_claim(expected_shift):
 def test_a_true_claim_holds_over_the_sweep():
     (v,) = verify(shift_claim(1), max_size=6)
     assert v.verdict == "holds" and v.ok and v.sizes_checked == 5 and v.failure is None
-    assert v.scope == "sizes <= 6"
+    assert v.scope == "box" and v.checked == "2 ≤ N ≤ 6; 5 points"
+    assert v.as_dict()["checked"] == {"N": [2, 6]} and v.as_dict()["points"] == 5
     assert v.signature_claimed == v.signature_built == "(6, 1, 1, 6, 1)"
 
 
@@ -45,8 +51,8 @@ def test_steps_are_checked_end_to_end_and_each_on_its_own():
         out = ones(n) | (S + x) | zeros(N - 2 * n)
         return Instance(y, add_n(n, N), out, (Step("z1", 1, wrong_z1), Step("z", 2, out)))
     claim = Claim("T.2", "add", "test", (SizeParam("n", 1, 2), SizeParam("N", 2, 4)), None,
-                  (Variant("v", build, expect="fails"),),
-                  (Hypothesis("2n <= N", lambda z: 2 * z["n"] <= z["N"]),))
+                  (Variant("v", build, expect="fails", fails_at=("z1", "z")),),
+                  (Hypothesis(2 * n <= N),))
     (v,) = verify(claim, max_size=4)
     assert v.verdict == "fails" and v.ok
     assert v.failure.step == "z1" and v.failure.layer == 1 and v.failure.position == (1, 0)
@@ -61,7 +67,8 @@ def test_step_results_are_real():
         y = x | S
         return Instance(y, add_n(1, 2), ones(1) | (S + x),
                         (Step("z1", 1, zeros(1) | S), Step("z", 2, ones(1) | (S + x))))
-    claim = Claim("T.3", "add", "test", (SizeParam("N", 2, 2),), None, (Variant("v", build, expect="fails"),))
+    claim = Claim("T.3", "add", "test", (SizeParam("N", 2, 2),), None,
+                  (Variant("v", build, expect="fails", fails_at=("z1", "z")),))
     (v,) = verify(claim, max_size=2)
     steps = {s.label: s for s in v.steps}
     assert not steps["z1"].holds and steps["z1"].failure.got == "S[0,0] + x[0,0]"
@@ -70,15 +77,15 @@ def test_step_results_are_real():
 
 def test_variant_where_narrows_the_sweep_and_the_scope():
     claim = shift_claim(1)
-    only_even = Variant("even", claim.variants[0].build, where=Hypothesis("N even", lambda z: z["N"] % 2 == 0))
+    only_even = Variant("even", claim.variants[0].build, where=Hypothesis(divides(2, N)))
     c = Claim("T.4", "shift", "test", claim.sizes, claim.claimed, (only_even,))
     (v,) = verify(c, max_size=7)
-    assert v.sizes_checked == 3 and v.scope == "sizes <= 7 with N even"
+    assert v.sizes_checked == 3 and v.checked == "2 ≤ N ≤ 6 with 2 divides N; 3 points"
 
 
 def test_explicit_sizes_must_satisfy_the_hypotheses():
     claim = Claim("T.5", "x", "test", (SizeParam("N", 1),), None, (Variant("v", lambda z: None),),
-                  (Hypothesis("N >= 3", lambda z: z["N"] >= 3),))
+                  (Hypothesis(N >= 3),))
     with pytest.raises(HypothesisError, match="hypothesis N >= 3 violated"):
         verify(claim, sizes=[{"N": 2}])
     with pytest.raises(HypothesisError, match="variants"):
@@ -91,3 +98,76 @@ def test_mismatched_expected_shape_is_an_error():
     claim = Claim("T.6", "x", "test", (SizeParam("N", 3, 3),), None, (Variant("v", build),))
     with pytest.raises(HypothesisError, match="expected: shape"):
         verify(claim)
+
+
+def test_an_erratum_whose_failing_step_moves_differs_from_the_record():
+    """fails_at pins the step: recording the wrong one, or a step that now holds, is a difference."""
+    def build(z):
+        n, N = z["n"], z["N"]
+        x, S = sym("x", n), sym("S", n)
+        y = x | S | zeros(N - 2 * n)
+        z1 = zeros(n) | (S + x) | zeros(N - 2 * n)       # right
+        wrong = zeros(n) | S | zeros(N - 2 * n)          # a false final claim
+        return Instance(y, add_n(n, N), wrong, (Step("z1", 1, z1), Step("z", 2, wrong)))
+    def claim(fails_at):
+        return Claim("T.7", "add", "test", (SizeParam("n", 1, 2), SizeParam("N", 2, 4)), None,
+                     (Variant("v", build, expect="fails", fails_at=fails_at),), (Hypothesis(2 * n <= N),))
+    (good,) = verify(claim(("z",)), max_size=4)
+    assert good.ok and good.failing_steps == ("z",)
+    (moved,) = verify(claim(("z1", "z")), max_size=4)
+    assert not moved.ok and any("'z1' now holds" in d for d in moved.differences)
+    (gone,) = verify(claim(("z", "z9")), max_size=4)
+    assert not gone.ok and any("'z9' no longer exists" in d for d in gone.differences)
+
+
+def test_every_claim_field_is_validated_when_the_claim_is_made():
+    build = shift_claim(1).variants[0].build
+    with pytest.raises(HypothesisError, match="Variant.expect"):
+        Variant("v", build, expect="maybe")
+    with pytest.raises(HypothesisError, match="Variant.fails_at"):
+        Variant("v", build, expect="fails")
+    with pytest.raises(HypothesisError, match="Claim.variants"):
+        Claim("T.8", "x", "test", (SizeParam("N", 1),), None, ())
+    with pytest.raises(HypothesisError, match="Claim.hypotheses"):
+        Claim("T.8", "x", "test", (SizeParam("N", 1),), None, (Variant("v", build),), (Hypothesis(n <= N),))
+    with pytest.raises(HypothesisError, match="not from text"):
+        Hypothesis("N >= 3")
+    bad = Claim("T.8", "x", "test", (SizeParam("N", 2),), lambda z: "(1, 1)", (Variant("v", build),))
+    with pytest.raises(HypothesisError, match="Claim.claimed"):
+        verify(bad, max_size=3)
+    none = Claim("T.8", "x", "test", (SizeParam("N", 2),), None, (Variant("v", lambda z: 42),))
+    with pytest.raises(HypothesisError, match="returned int, expected an Instance"):
+        verify(none, max_size=3)
+    boom = Claim("T.8", "x", "test", (SizeParam("N", 2),), None, (Variant("v", lambda z: 1 // 0),))
+    with pytest.raises(HypothesisError, match=r"building at sizes \{'N': 2\} raised ZeroDivisionError"):
+        verify(boom, max_size=3)
+
+
+def test_a_narrowed_hypothesis_changes_text_sweep_and_all_sizes_scope():
+    """One Hypothesis object gives the printed statement, the sweep and the all-sizes facts."""
+    from symconv.registry import load_claims
+    from symconv.parametric.scope import describe
+
+    c = next(c for c in load_claims() if c.name == "add_n")
+    narrowed = Claim(c.id, c.name, c.statement, c.sizes, c.claimed, c.variants[:1],
+                     (c.hypotheses[0].replace_atom(0, c.hypotheses[0].atoms[0].narrowed()),))
+    assert "2n <= N" in c.full_statement and "2n < N" in narrowed.full_statement
+    assert len(narrowed.sweep(6)) < len(c.sweep(6))
+    assert all(2 * z["n"] < z["N"] for z in narrowed.sweep(6))
+    assert "N - 2n - 1 >= 0" in str(describe(narrowed, narrowed.variants[0])[1])
+    (v,) = verify(narrowed, max_size=5)
+    assert v.holds and v.scope == "all sizes"
+
+
+def test_caps_are_reported_and_lifted_only_within_the_time_budget():
+    claim = shift_claim(1)
+    capped = Claim("T.9", "shift", "test", (SizeParam("N", 2, 4),), claim.claimed, claim.variants)
+    (v,) = verify(capped, max_size=6)
+    assert v.checked == "2 ≤ N ≤ 4 (caps: N ≤ 4); 3 points"
+    assert v.as_dict()["capped_by"][0]["cap"] == "N ≤ 4"
+    (up,) = verify(capped, max_size=6, raise_caps=True, time_budget=60)
+    assert up.checked == "2 ≤ N ≤ 6; 5 points" and up.box.caps[0].raised
+    (kept,) = verify(capped, max_size=6, raise_caps=True, time_budget=1e-9)
+    assert kept.sizes_checked == 3 and "over the time budget" in kept.box.caps[0].reason
+    prod = Claim("T.9", "shift", "test", (SizeParam("N", 2),), claim.claimed, claim.variants, caps=(Cap(("N",), 3),))
+    assert verify(prod, max_size=6)[0].checked == "2 ≤ N ≤ 3 (caps: N ≤ 3); 2 points"

@@ -30,7 +30,8 @@ def test_verify_json_records(capsys):
 def test_verify_table_and_markdown(capsys):
     assert main(["verify", "shift_up", "--max-size", "4"]) == 0
     out = capsys.readouterr().out
-    assert "as printed, ⊛ circular" in out and "fails at sizes" in out and "step Y0" in out
+    assert "as printed, ⊛" in out and "fails at sizes" in out and "step [state] Y0" in out
+    assert "3 variants: 1 hold, 2 fail as recorded, 0 unexpected" in out
     assert main(["verify", "H.7", "--max-size", "3", "--format", "markdown"]) == 0
     assert capsys.readouterr().out.startswith("| id")
 
@@ -45,8 +46,9 @@ def test_verify_exits_1_when_a_verdict_differs_from_the_record(tmp_path, capsys)
         "    return Instance(y, shift_down(z['N'], 1), y)\n"
         "CLAIMS = [Claim('H.99', 'wrong', 'claims the identity', (SizeParam('N', 2),), None,\n"
         "                (Variant('corrected', build),))]\n")
-    assert main(["verify", "--proofs", str(tmp_path), "--max-size", "3"]) == 1
-    assert "recorded: holds" in capsys.readouterr().out
+    assert main(["verify", "H.99", "--proofs", str(tmp_path), "--max-size", "3"]) == 1
+    out = capsys.readouterr().out
+    assert "recorded:" in out and "1 variants: 0 hold, 0 fail as recorded, 1 unexpected" in out
 
 
 def test_unknown_claim_is_a_clear_error(capsys):

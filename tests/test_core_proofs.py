@@ -31,9 +31,11 @@ def test_h8_printed_shift_up_fails_at_its_first_step_under_both_readings():
     for name in ("as printed, ⊛ circular", "as printed, ⊛ causal"):
         f = vs[name].failure
         assert vs[name].verdict == "fails"
-        assert f.step == "Y0 = y ⊛ e_0" and f.layer == 1 and f.position == (0, 0)
+        assert f.step == "Y0 = coeff(Σ y[N-1-i] X^i)" and f.layer == 1 and f.position == (0, 0)
         assert f.got == "y[0,0]" and f.expected == "y[1,0]"
-        assert all(not s.holds for s in vs[name].steps)
+        steps = {s.label: s.holds for s in vs[name].steps}
+        assert steps["Y1 ≡ shift_down(Y0, s)"] and steps["shift_up in three layers"]  # the call and the count hold
+        assert vs[name].failing_steps[0] == "Y0 ≡ BaseConv(y, 0, e_0, 1, 0)" and vs[name].ok
     corrected = vs["corrected"]
     assert corrected.verdict == "holds" and corrected.signature_built.split(", ")[1] == "1"
 
@@ -42,10 +44,12 @@ def test_h9_printed_parameters_hold_and_the_printed_call_fails():
     vs = verdicts("H.9", "add_n")
     assert vs["as printed"].verdict == "holds"
     f = vs["printed call"].failure
-    assert f.step == "z" and f.layer == 2 and f.position == (1, 0)
+    assert f.step.startswith("z = ") and f.layer == 2 and f.position == (1, 0)
     assert f.got == "S[0,0] + x[0,0] + 1" and f.expected == "S[0,0] + x[0,0]"
     steps = {s.label: s.holds for s in vs["printed call"].steps}
-    assert steps == {"z¹": True, "z": False}
+    assert [k for k, ok in steps.items() if not ok] == ["z ≡ BaseConv(z¹, 0, h², b²₁, b²₁)",
+                                                         "z = b²₁ ⊙ (h² * z¹ + b²₂) = (1^n | S + x | 0…)"]
+    assert all(ok for k, ok in steps.items() if k.startswith("h") or k.startswith("two"))  # products, count
 
 
 def test_h11_stacking_verdicts():

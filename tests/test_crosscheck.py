@@ -37,7 +37,7 @@ CLAIMS = [
     Claim("X.2", "shift_wrong", "shift by one, wrong expected output", (SizeParam("N", 2),), None,
           (Variant("construction", build, numeric=numeric(2)),)),
     Claim("X.3", "shift_erratum", "a recorded erratum", (SizeParam("N", 2),), None,
-          (Variant("as printed", build, expect="fails", numeric=numeric(2)),)),
+          (Variant("as printed", build, expect="fails", fails_at="output", numeric=numeric(2)),)),
     Claim("X.4", "no_hook", "no numeric hook", (SizeParam("N", 2),), None,
           (Variant("construction", build),)),
 ]
@@ -230,7 +230,7 @@ def test_a_hook_over_its_size_budget_is_reported_not_run_and_the_rest_still_runs
     assert out[0].ok is None and "up to N = 64" in out[0].detail
 
 
-def test_an_uninformative_bound_falls_back_to_a_tolerance_that_can_fail(monkeypatch):
+def test_an_uninformative_bound_is_decided_exactly_and_can_fail(monkeypatch):
     case = _shift_case()
     real = cc.numeric.run_bounded
 
@@ -238,8 +238,103 @@ def test_an_uninformative_bound_falls_back_to_a_tolerance_that_can_fail(monkeypa
         out, _ = real(prep, u, **kw)
         return out, float("inf")
     monkeypatch.setattr(cc.numeric, "run_bounded", vacuous)
-    good = cc.check_float(case)
-    assert good["vacuous"] and good["holds"]
-    wrong = type(case)(case.stack, case.input, lambda u: case.reference(u) * 1.001)
-    bad = cc.check_float(wrong)
-    assert bad["vacuous"] and not bad["holds"]
+    for dtype in ("float64", "float32"):
+        good = cc.check_float(case, dtype=dtype)
+        assert good["vacuous"] and good["holds"] and good["method"] == "exact mod p"
+        wrong = type(case)(case.stack, case.input, lambda u: case.reference(u) * 3)
+        bad = cc.check_float(wrong, dtype=dtype)
+        assert bad["vacuous"] and not bad["holds"] and "mismatch" in bad["exact_detail"]
+
+
+def _deep_float32_case(wrong_by=0.0, S=12, L=50, N=1024):
+    """S squaring layers, then L − S two-tap averages: the float32 a-priori bound exceeds the output
+    (it doubles with every squaring), the float64 one does not.  The reference applies the same
+    operations directly (products and shifts, no FFT)."""
+    from symconv.claims import NumericCase
+    from symconv.model import Layer, Stack
+
+    sq = [Layer(W=[[1.0]], h=[[1.0]], b1=[[0.0]], b2=[[0.0]]) for _ in range(S)]
+    av = [Layer(W=[[0.0]], h=[[0.5], [0.5]], b1=[[1.0]], b2=[[0.0]]) for _ in range(L - S)]
+    rng = np.random.default_rng(1)
+    u = rng.choice([-1.0, 1.0], size=(1, N, 1)) * rng.uniform(0.999, 1.001, size=(1, N, 1)) ** (2.0 ** -S)
+
+    def reference(x):
+        z = np.array(x, dtype=np.float64)
+        for _ in range(S):
+            z = z * z
+        for _ in range(L - S):
+            z[:, 1:], z[:, :1] = 0.5 * z[:, 1:] + 0.5 * z[:, :-1], 0.5 * z[:, :1]
+        return z * (1 + wrong_by)
+    return NumericCase(Stack(N, 1, tuple(sq + av)), u, reference)
+
+
+def test_a_deep_float32_stack_wrong_by_2e_4_fails_and_the_right_one_holds():
+    right = cc.check_float(_deep_float32_case(), dtype="float32")
+    assert right["vacuous"] and right["method"] == "float64 reference run" and right["holds"]
+    assert right["reference_error"] <= right["reference_bound"] < 1e-6  # the float64 run decides
+    wrong = cc.check_float(_deep_float32_case(wrong_by=2e-4), dtype="float32")
+    assert wrong["vacuous"] and wrong["method"] == "float64 reference run" and not wrong["holds"]
+    assert wrong["reference_error"] > wrong["reference_bound"]
+    # a fixed relative tolerance could not have told them apart: float32 itself is off by more than 2e-4
+    assert right["max_rel_error"] > 2e-4
+
+
+# ----------------------------------------------------------------- budgets, streaming
+
+
+def test_rows_stream_one_by_one_and_jsonl_is_one_object_per_line(proofs, capsys, monkeypatch):
+    seen = []
+    real = cc.RowWriter.write
+
+    def spy(self, o):
+        real(self, o)
+        seen.append(capsys.readouterr().out)  # what had reached stdout when this variant finished
+    monkeypatch.setattr(cc.RowWriter, "write", spy)
+    rc, _, _ = run_cli(["crosscheck", "--proofs", proofs, "--N", "256", "--format", "jsonl", "--quiet"], capsys)
+    assert rc == 1 and len(seen) == 4
+    rows = [json.loads(chunk) for chunk in seen]  # each chunk is exactly one JSON line
+    assert [r["id"] for r in rows] == ["X.1", "X.2", "X.3", "X.4"]
+    assert [r["status"] for r in rows] == ["holds", "fails", "fails", "no numeric hook"]
+
+
+def test_a_variant_over_the_memory_budget_is_not_run_and_says_how_much(proofs, capsys):
+    rc, out, _ = run_cli(["crosscheck", "X.1", "X.2", "--proofs", proofs, "--N", str(1 << 20), "--memory", "16MiB",
+                          "--quiet"], capsys)
+    assert rc == 0  # nothing ran, nothing differs
+    assert out.count("not run (needs 0.125 GiB, budget 0.0156 GiB)") == 2
+    rows = cc.crosscheck(select(load_claims(proofs), ["X.1"]), N=1 << 20, d=4, memory="16MiB")
+    assert rows[0].status == "not run" and rows[0].need_bytes == cc.estimate_case(1 << 20, 4, 1)
+    assert rows[0].budget_bytes == 16 << 20
+
+
+def test_a_hook_that_runs_smaller_than_asked_says_so():
+    from symconv import Claim, Variant
+
+    claim = Claim("T.8", "smaller", "test", (), None,
+                  (Variant("small", lambda z: None, numeric=lambda N, d, b, rng: _shift_case(32)),))
+    (o,) = cc.crosscheck([claim], N=1 << 10, d=1)
+    assert o.status == "holds" and o.smaller and "(ran at N=32, d=1; asked N=1024, d=1)" in o.outcome_text()
+    assert o.as_dict()["smaller_than_asked"] is True
+
+
+def test_a_crosscheck_at_2_31_ends_promptly_within_its_budget(proofs, tmp_path):
+    import subprocess
+    import time
+
+    script = (
+        "import resource, sys\n"
+        "from symconv import cli\n"
+        f"rc = cli.main(['crosscheck', '--proofs', {proofs!r}, '--N', str(2 ** 31), '--memory', '512MiB', "
+        "'--quiet', '--format', 'jsonl'])\n"
+        "print('RSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+        "sys.exit(rc)\n")
+    t0 = time.monotonic()
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    took = time.monotonic() - t0
+    assert p.returncode == 0, p.stderr
+    rows = [json.loads(line) for line in p.stdout.splitlines()]
+    assert [r["status"] for r in rows] == ["not run"] * 3 + ["no numeric hook"]
+    assert all(r["need_bytes"] >= 2 ** 31 * 8 and r["budget_bytes"] == 512 << 20 for r in rows[:3])
+    rss_kib = int(p.stderr.split("RSS")[-1].split()[0])
+    assert rss_kib * 1024 < 512 << 20, rss_kib  # the interpreter and numpy, nothing of size N
+    assert took < 60

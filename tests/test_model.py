@@ -79,3 +79,28 @@ def test_parameters_are_read_only():
     s = shift_down(4, 1)
     with pytest.raises(ValueError):
         s.layers[0].h[0, 0] = 5
+
+
+# ----------------------------------------------------------------- inputs of every kind, short reprs
+
+
+def test_layer_accepts_blocks_sympy_matrices_and_numpy_arrays_alike():
+    import sympy
+    from symconv.blocks import from_array, ones as bones
+    from symconv.model import Layer
+
+    ref = Layer(W=np.eye(2), h=np.ones((3, 2)), b1=np.ones((1, 2)), b2=np.zeros((1, 2)))
+    for h in (from_array(np.ones((3, 2), dtype=int)), sympy.Matrix(np.ones((3, 2), dtype=int)),
+              [[1, 1]] * 3, np.ones((3, 2))):
+        layer = Layer(W=sympy.eye(2), h=h, b1=bones(1, 2), b2=[[0, 0]])
+        assert layer.h.shape == ref.h.shape and (layer.h == 1).all()
+
+
+def test_a_stack_repr_is_one_short_line_even_for_hundreds_of_layers():
+    from symconv.model import Layer, Stack
+
+    layer = Layer(W=[[1]], h=np.ones((64, 1)), b1=np.ones((64, 1)), b2=[[0]], conv="circular")
+    s = Stack(64, 1, (layer,) * 453, name="deep")
+    text = repr(s)
+    assert text == "Stack((64, 453, 1, 64, 1), circular, 'deep')"
+    assert "\n" not in repr(layer) and len(repr(layer)) < 120

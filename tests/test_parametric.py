@@ -11,7 +11,7 @@ import pytest
 
 from symconv import Claim, Instance, Signature, SizeParam, Hypothesis, Variant, sym, verify, zeros
 from symconv.blocks import rows
-from symconv.claims import check_instance
+from symconv.claims import check_all, check_instance
 from symconv.constructions.shifts import shift_down
 from symconv.model import HypothesisError
 from symconv.parametric import (
@@ -156,7 +156,7 @@ def test_all_sizes_verdicts_agree_with_the_concrete_checker_beyond_the_sweep(nam
     big = [z for z in c.sweep(9) if max(z.values()) > 4][-3:]
     assert big
     for z in big:
-        failure, _ = check_instance(var.build(z), z)
+        failure, _ = check_all(var.instance(z, c), z)
         assert (failure is None) == (v.verdict == "holds"), z
 
 
@@ -173,8 +173,8 @@ def test_printed_step_that_is_false_is_located_for_all_sizes():
     assert (str(zz.mismatch.start), str(zz.mismatch.stop)) == ("n", "2n")
     assert zz.mismatch.got == "1 + S + x" and zz.mismatch.everywhere
     sizes = {"n": 3, "N": 9, "d": 1}
-    _, steps = check_instance(var.build(sizes), sizes)
-    concrete = [st for st in steps if st.label == "z"][0]
+    _, steps = check_all(var.instance(sizes, c), sizes)
+    concrete = [st for st in steps if st.label.startswith("z = ")][0]
     assert not concrete.holds
     assert concrete.failure.position[0] == zz.mismatch.start.at(sizes)
     assert concrete.failure.got.replace(" ", "") == "S[0,0]+x[0,0]+1"
@@ -184,50 +184,48 @@ def test_printed_shift_up_falls_back_and_says_why():
     c = claim("shift_up")
     for v in verify(c, max_size=4):
         if v.variant.startswith("as printed"):
-            assert v.verdict == "fails" and v.scope == "sizes <= 4"
+            assert v.verdict == "fails" and v.scope == "box"
             assert "verdict from the concrete sweep" in v.parametric
             assert "N - s" in v.parametric
 
 
-def _shift_claim(describe_fn):
-    def build(z):
-        y = sym("y", z["N"])
-        return Instance(y, shift_down(z["N"], z["s"]), zeros(z["s"]) | rows(y, 0, z["N"] - z["s"]))
+def _shift_claim(construction):
     return Claim("T.1", "shift", "shift_down", (SizeParam("N", 1), SizeParam("s", 0)),
                  lambda z: Signature(z["N"], 1, 1, z["N"], 1),
-                 (Variant("v", build, parametric=describe_fn),),
-                 (Hypothesis("s < N", lambda z: z["s"] < z["N"]),))
+                 (Variant("v", construction=construction),), (Hypothesis(s < N),))
 
 
-def test_description_that_differs_from_the_built_stack_is_not_trusted():
-    def wrong(z):  # filter X^{s+1}, not the X^s the stack builds
+def test_one_source_the_concrete_instance_is_the_construction_instantiated():
+    """There is no second description to disagree with: what is swept is what is proved."""
+    def wrong(z):  # filter X^{s+1} where the claim says shift by s
         y = psym("y", z["N"])
-        return Description(y, (PLayer(X**(z["s"] + 1), 1),), pzeros(z["s"]) | y.rows(0, z["N"] - z["s"]),
-                           facts=(gt(z["N"], z["s"]),))
-    (v,) = verify(_shift_claim(wrong), max_size=4)
-    assert v.verdict == "holds" and v.scope == "sizes <= 4"
-    assert "does not match the built stack" in v.parametric and "filters differ" in v.parametric
+        return Description(y, (PLayer(X**(z["s"] + 1), 1),), pzeros(z["s"]) | y.rows(0, z["N"] - z["s"]))
 
-
-def test_description_with_stronger_hypotheses_is_not_trusted():
-    def narrow(z):  # assumes s < N - 1: proves less than the claim (s < N)
-        y = psym("y", z["N"])
-        return Description(y, (PLayer(X**z["s"], 1),), pzeros(z["s"]) | y.rows(0, z["N"] - z["s"]),
-                           facts=(gt(z["N"] - 1, z["s"]),))
-    (v,) = verify(_shift_claim(narrow), max_size=3)
-    assert v.scope == "sizes <= 3" and "leave out {'N': 1, 's': 0}" in v.parametric
-
-
-def test_cross_check_accepts_the_right_description():
     def right(z):
         y = psym("y", z["N"])
-        return Description(y, (PLayer(X**z["s"], 1),), pzeros(z["s"]) | y.rows(0, z["N"] - z["s"]),
-                           facts=(gt(z["N"], z["s"]),))
+        return Description(y, (PLayer(X**z["s"], 1),), pzeros(z["s"]) | y.rows(0, z["N"] - z["s"]))
     c = _shift_claim(right)
-    desc = right({"N": N, "s": s})
-    assert cross_check(desc, c.variants[0].build({"N": 4, "s": 1}), {"N": 4, "s": 1}) == ""
+    inst = c.variants[0].instance({"N": 4, "s": 1, "d": 1}, c)
+    assert inst.stack.layers[0].h.ravel().tolist() == [0, 1]
+    assert cross_check(right({"N": N, "s": s}), inst, {"N": 4, "s": 1}) == ""
     (v,) = verify(c, max_size=3)
-    assert v.scope == "all sizes"
+    assert v.holds and v.scope == "all sizes"
+    (w,) = verify(_shift_claim(wrong), max_size=3)
+    assert not w.holds and w.scope == "all sizes" and "for all sizes" in w.parametric  # a failure proved everywhere
+    with pytest.raises(HypothesisError, match="exactly one of build and construction"):
+        Variant("v", build=lambda z: None, construction=right)
+
+
+def test_the_facts_of_the_all_sizes_proof_come_from_the_claims_hypothesis():
+    from symconv.parametric.scope import describe
+
+    def right(z):
+        y = psym("y", z["N"])
+        return Description(y, (PLayer(X**z["s"], 1),), pzeros(z["s"]) | y.rows(0, z["N"] - z["s"]))
+    c = _shift_claim(right)
+    assert "N - s - 1 >= 0" in str(describe(c, c.variants[0])[1])
+    narrowed = Claim("T.1", "shift", "shift_down", c.sizes, c.claimed, c.variants, (Hypothesis(s + 1 < N),))
+    assert "N - s - 2 >= 0" in str(describe(narrowed, narrowed.variants[0])[1])
 
 
 def test_verify_json_and_table_show_the_scope():
@@ -242,11 +240,14 @@ def test_verify_json_and_table_show_the_scope():
     rows_ = json.loads(buf.getvalue())
     assert {r["scope"] for r in rows_} == {"all sizes"}
     assert all(r["parametric"].startswith("parametric:") for r in rows_)
+    # an explicit --max-size lifts the proof's cost cap d <= 2 (cheap here), and the record says so
+    assert all(r["checked"] == {"n": [1, 2], "N": [2, 4], "d": [1, 4]} and r["points"] == 16 for r in rows_)
+    assert all(r["capped_by"] == [] and r["raised"] == ["d ≤ 2"] for r in rows_)
     buf = io.StringIO()
     with redirect_stdout(buf):
         main(["verify", "shift_up", "--max-size", "4"])
     out = buf.getvalue()
-    assert "all sizes" in out and "sizes <= 4" in out and "scope sizes <= 4: parametric" in out
+    assert "all sizes" in out and "N≤4,s≤3,d≤4: 40 pts" in out and "verdict from the concrete sweep" in out
 
 
 # ---------------------------------------------------------------- Prop. H.10, corrected
@@ -265,15 +266,12 @@ def test_remember_corrected_holds_for_all_sizes(name, internal):
 
     c = claim(name)
     var = [v for v in c.variants if v.name == "corrected"][0]
-    if var.parametric is None:
-        var = dataclasses.replace(var, parametric=lambda z: describe(z, internal))
-    c = dataclasses.replace(c, variants=(var,))
-    (v,) = verify(c, max_size=5)
+    (v,) = verify(c, max_size=5, variants=["corrected"])
     assert (v.verdict, v.scope) == ("holds", "all sizes"), v.parametric
     big = [z for z in BIG if c.holds_for(z)][::3]
     assert big
     for z in big:
-        failure, steps = check_instance(var.build(z), z)
+        failure, steps = check_all(var.instance(z, c), z)
         assert failure is None and all(st.holds for st in steps), z
 
 
@@ -293,7 +291,9 @@ def test_remember_description_catches_a_misplaced_block():
                                                | pzeros(z["N"] - z["n"] - z["s"] - z["m"] - 1))
         return Description(d.input, d.layers, exp, d.steps, d.facts, d.N_int)
 
-    facts = base_facts({"n": 1, "m": 1, "s": 0, "t": 0, "N": 2})
+    n_, m_, s_, N_ = z["n"], z["m"], z["s"], z["N"]
+    facts = base_facts({"n": 1, "m": 1, "s": 0, "t": 0, "N": 2}) + Facts.of(
+        N_ - 2 * n_ - s_ - 2 * m_ + 1, N_ - 2 * n_ - 2 * s_ - m_)
     assert check(describe(z, "N"), facts).status == "holds"
     r = check(moved(describe(z, "N")), facts)
     assert r.status == "fails" and r.mismatch.label == "output"

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from symconv import HypothesisError, sym, verify
-from symconv.claims import check_instance
+from symconv.claims import check_all
 from symconv.constructions.remember import remember, remember_as_printed, required_length
 from symconv.numeric import run
 from symconv.registry import load_module
@@ -26,7 +26,7 @@ def steps(v):
 
 def check(build, **sizes):
     """Build and check one instance directly (sizes outside the verify sweep's bounds)."""
-    failure, results = check_instance(build(sizes), sizes)
+    failure, results = check_all(build(sizes), sizes)
     return failure, {r.label: r for r in results}
 
 
@@ -67,7 +67,7 @@ def test_corrected_outside_the_sweep():
     for sizes in (dict(n=3, m=4, s=2, t=1, N=15, d=1), dict(n=2, m=3, s=1, t=0, N=10, d=3),
                   dict(n=4, m=1, s=3, t=2, N=15, d=1)):
         assert sizes["N"] == required_length(sizes["n"], sizes["m"], sizes["s"])
-        failure, st = check(H10.build_at_N, **sizes)
+        failure, st = check(lambda z: AT_N.variants[0].instance(z, AT_N), **sizes)
         assert failure is None and all(r.holds for r in st.values())
 
 
@@ -118,7 +118,7 @@ def test_bad_input(args, match):
 
 
 def test_statement_hypotheses_on_sizes():
-    with pytest.raises(HypothesisError, match=r"x∗h ∈ R\^\(n\+s\): s >= n-1"):
+    with pytest.raises(HypothesisError, match=r"s >= n - 1 \(x∗h ∈ R\^\(n\+s\)\)"):
         one(MAIN, "corrected", n=2, m=1, s=0, t=1, N=6, d=1)
     with pytest.raises(HypothesisError, match=r"n \+ m \+ s \+ t <= N"):
         one(MAIN, "corrected", n=2, m=2, s=1, t=1, N=5, d=1)

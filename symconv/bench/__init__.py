@@ -10,10 +10,14 @@ from dataclasses import asdict, dataclass
 
 @dataclass(frozen=True)
 class Record:
-    """One measured figure: ``value`` against ``target`` (``ok`` when met)."""
+    """One measured figure: ``value`` against ``target`` (``ok`` when met).
+
+    ``value`` is None (JSON ``null``) for a figure that could not be measured;
+    ``detail`` then says why.
+    """
 
     name: str
-    value: float
+    value: float | None
     target: str
     ok: bool | None
     unit: str = ""

@@ -1,34 +1,34 @@
-"""The FFT interpreter against its floor, its peers, and N log N.
+"""The FFT interpreter against its floor, its peers, N log N, and the exact convolution.
 
 Every figure is a ratio of times (or of bytes) measured in this one run:
 
 * ``layer / FFT floor``: one BaseConv layer (dense W, full-length filter,
-  per-channel biases) at B=1, N=2^20, d=64, float64, on the channel-major
-  state, against the bare forward + inverse real FFT of the same shapes with
-  the same library and threads.  Target ≤ 1.3.
-* ``layer / torch``: the same layer through :func:`symconv.numeric.run`
-  (input and output in (B, N, d)) against a zoology-style ``torch.fft``
-  BaseConv of the same shapes (float64, same thread count; skipped when
-  torch is absent).  Target ≤ 1.
-* ``100-layer peak / activation``: a 100-layer stack at N=2^18, d=32 (short
-  filters, per-channel biases), peak bytes of numpy allocations during
-  ``run`` as traced by :mod:`tracemalloc` (numpy reports every array buffer
-  to it; pocketfft's per-thread scratch of a few rows is not seen), over the
-  bytes of one (N, d) float64 activation.  The prepared stack (parameters and
-  cached spectra) exists before the measurement and is reported apart.
-  Target ≤ 4.
-* FFT library: floors of numpy.fft, scipy.fft (threads) and pyFFTW, as
-  ratios to the library the interpreter uses.
-* Scaling: one layer (d=16) for N = 2^10 … 2^20 (``--max-log-n 22`` for
-  more); time/(N log2 N) relative to the largest N, and the fitted exponent
-  of time against N log2 N for N ≥ 2^14 (target 0.8–1.25).
-* Error: max |float − exact| of one integer-valued layer (exact result from
-  :mod:`symconv.exact`) over its a-priori bound, float64 and float32, for
-  N up to 2^18.  Target ≤ 1.
+  per-channel biases) at B=1, N=2^20, d=64, float64, on the (B, N, d) state,
+  against the floor: the same library's rfft + irfft of the same shapes and
+  FFT length, row by row into reused buffers, on the same threads (best of
+  ``--repeats``, default 5).  Target ≤ 1.15.
+* ``layer / torch``: :func:`symconv.numeric.run` on a prepared stack against a
+  zoology-style ``torch.fft`` BaseConv of the same shapes with its filter
+  spectrum cached (float64, same threads).  Target ≤ 0.9; ``null`` with the
+  reason when torch is absent.
+* ``run + prepare / floor``: ``run(stack, u)`` from a bare Stack.  Target ≤ 1.5.
+* ``100-layer peak / activation``: a 100-layer stack at N=2^18, d=32 (filters
+  of 16 taps, per-channel biases): peak bytes of numpy allocations during
+  ``prepare`` and ``run`` (:mod:`tracemalloc`; the prepared stack and any
+  cache included) over one (N, d) float64 activation.  Target ≤ 4.
+* FFT libraries: each installed library's floor over the fastest one's.
+* Scaling: one layer (d=16) for N = 2^10 … 2^22 (``--max-log-n``); at each N,
+  time/(N log2 N) over the floor's own time/(N log2 N).  Target ≤ 1.5 at every N.
+* Error: max |float − exact| of one integer-valued layer over its a-priori
+  bound, float64 and float32.  Target ≤ 1.
+* Exact: :func:`symconv.exact.convolve_mod` at N = 2^20 over python-flint's
+  ``nmod_poly`` product of the same length (target ≤ 1.2), and the exact
+  crosscheck of H.9 at N = 2^20 over the float64 crosscheck of the same claim
+  (target ≤ 1).
 
-``--plot FILE.png`` draws time against N per backend and floor, and error
-against N (needs matplotlib, extra ``plot``).  ``--quick`` shrinks every
-size by 2^4 for a fast look (figures are then not the issue's).
+``--plot FILE.png`` draws time against N (with an N log N reference line) and
+errors with their bounds (matplotlib, extra ``plot``).  ``--quick`` shrinks
+every size by 2^4 for a fast look (the figures are then not the issue's).
 """
 from __future__ import annotations
 
@@ -44,17 +44,18 @@ import numpy as np
 from . import Record
 from .. import exact, numeric
 from ..model import Layer, Stack
+from ..progress import Progress
 
-DESCRIPTION = "FFT interpreter vs the bare FFT floor, torch, memory, N log N scaling, errors"
+DESCRIPTION = "FFT layer vs its floor and torch, memory, N log N scaling, errors, exact convolution"
+FIGURES = ("layer", "torch", "run", "memory", "fft", "scaling", "error", "exact")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plot", metavar="FILE.png", help="draw time and error against N (matplotlib)")
-    parser.add_argument("--max-log-n", type=int, default=20, help="largest N = 2^k of the scaling table")
-    parser.add_argument("--repeats", type=int, default=3, help="timed repeats of the large figures (min taken)")
+    parser.add_argument("--max-log-n", type=int, default=22, help="largest N = 2^k of the scaling table (22)")
+    parser.add_argument("--repeats", type=int, default=5, help="timed repeats of each figure (best kept; 5)")
     parser.add_argument("--quick", action="store_true", help="every size / 2^4 (a fast look, not the targets)")
-    parser.add_argument("--only", choices=("layer", "torch", "memory", "fft", "scaling", "error"),
-                        action="append", help="run only these figures (repeatable)")
+    parser.add_argument("--only", choices=FIGURES, action="append", help="run only these figures (repeatable)")
 
 
 def _min_time(fns: dict[str, Callable[[], Any]], repeats: int) -> dict[str, float]:
@@ -69,6 +70,10 @@ def _min_time(fns: dict[str, Callable[[], Any]], repeats: int) -> dict[str, floa
     return best
 
 
+def _log2(N: int) -> int:
+    return int(round(math.log2(N)))
+
+
 def dense_layer(N: int, d: int, K: int | None = None, seed: int = 0) -> Layer:
     """A BaseConv layer as in a model: dense W, filter of length K (N), biases per channel.
 
@@ -81,61 +86,78 @@ def dense_layer(N: int, d: int, K: int | None = None, seed: int = 0) -> Layer:
                  b1=rng.standard_normal((1, d)), b2=rng.standard_normal((1, d)))
 
 
-def floor_fn(prep: numeric.Prepared, z: np.ndarray) -> Callable[[], Any]:
-    """The bare rfft + irfft of the state at the prepared layer's FFT length, same library and threads."""
+def floor_fn(prep: numeric.Prepared, z: np.ndarray, runner: Any) -> Callable[[], Any]:
+    """The floor: rfft + irfft of every row of the (B, N, d) state at the layer's FFT length,
+    row blocks copied into reused buffers, with the same library, blocks and threads as the layer."""
+    B, N, d = z.shape
     F = prep.layers[0].fft_len
+    blocks = numeric._blocks(B, d, F, z.dtype.itemsize, prep.workers)
+
+    def block(c0: int, c1: int) -> None:
+        plan = runner._plan(c1 - c0, F)
+        for b in range(B):
+            plan.inp[:, :N] = z[b, :, c0:c1].T
+            plan.backward(plan.forward())
 
     def f() -> None:
-        prep.fft.irfft(prep.fft.rfft(z, F, prep.workers), F, prep.workers)
+        runner._map(block, blocks)
     return f
 
 
-def layer_fn(prep: numeric.Prepared, z: np.ndarray) -> Callable[[], Any]:
-    """One prepared layer on the channel-major state (the interpreter's CPU path)."""
+def layer_fn(prep: numeric.Prepared, z: np.ndarray, runner: Any) -> Callable[[], Any]:
+    """One prepared layer on the (B, N, d) state (the interpreter's CPU path), into a reused buffer."""
+    out = np.empty_like(z)
+
     def f() -> None:
-        with numeric._Runner(prep) as r:
-            r.layer(prep.layers[0], z)
+        runner.rows(prep.layers[0], z, out)
     return f
 
 
 def _state(stack: Stack, seed: int = 1) -> np.ndarray:
-    u = np.random.default_rng(seed).standard_normal((1, stack.N, stack.d))
-    return numeric.to_internal(stack, u, np, np.float64)[0]
+    return np.random.default_rng(seed).standard_normal((1, stack.N, stack.d))
 
 
-def fig_layer(N: int, d: int, repeats: int) -> list[Record]:
+def fig_layer(N: int, d: int, repeats: int) -> tuple[list[Record], dict]:
     stack = Stack(N, d, (dense_layer(N, d),))
     prep = numeric.prepare(stack)
     z = _state(stack)
-    t = _min_time({"floor": floor_fn(prep, z), "layer": layer_fn(prep, z)}, repeats)
+    with numeric._Runner(prep) as r:
+        fns = {"floor": floor_fn(prep, z, r), "layer": layer_fn(prep, z, r),
+               "run": lambda: numeric.run(stack, z)}
+        t = _min_time(fns, repeats)
+    lib = f"{prep.fft.library}, {prep.workers} threads, F={prep.layers[0].fft_len}"
     ratio = t["layer"] / t["floor"]
-    return [Record(f"layer / FFT floor (N=2^{int(math.log2(N))}, d={d})", ratio, "<= 1.3", ratio <= 1.3, "x",
-                   f"{prep.fft.library}.fft, {prep.workers} threads, F={prep.layers[0].fft_len}; "
-                   f"min of {repeats}: layer {t['layer']:.3f} s, floor {t['floor']:.3f} s")]
+    run_ratio = t["run"] / t["floor"]
+    recs = [Record(f"layer / FFT floor (N=2^{_log2(N)}, d={d})", ratio, "<= 1.15", ratio <= 1.15, "x",
+                   f"{lib}; best of {repeats}: layer {t['layer']:.3f} s, floor {t['floor']:.3f} s"),
+            Record(f"run(stack, u) incl. prepare / FFT floor (N=2^{_log2(N)}, d={d})", run_ratio, "<= 1.5",
+                   run_ratio <= 1.5, "x", f"{lib}; best of {repeats}: run {t['run']:.3f} s")]
+    return recs, t
 
 
-def torch_layer(N: int, d: int, layer: Layer, threads: int) -> Callable[[Any], Any] | None:
+def torch_layer(N: int, d: int, layer: Layer, threads: int, cache: bool = True) -> Callable[[Any], Any] | None:
     """A zoology-style BaseConv forward in torch (float64): projection ⊙ fft_conv(u, k).
 
-    Follows zoology's ``fft_conv``: the filter spectrum is taken on every call,
-    FFT size 2N, ``irfft(..., norm="forward")`` after scaling k_f by 1/(2N).
-    Returns None when torch is not installed.
+    Follows zoology's ``fft_conv``: FFT size 2N, ``irfft(..., norm="forward")``
+    after scaling k_f by 1/(2N); with ``cache`` the filter spectrum is taken
+    once, as a deployed model would.  Returns None when torch is not installed.
     """
     try:
         import torch
-    except ImportError:
+    except (ImportError, OSError):
         return None
     torch.set_num_threads(threads)
     W = torch.tensor(np.asarray(layer.W, dtype=np.float64))
     k = torch.tensor(np.asarray(layer.h, dtype=np.float64).T.copy())  # (d, N)
     b1 = torch.tensor(np.asarray(layer.b1, dtype=np.float64))
     b2 = torch.tensor(np.asarray(layer.b2, dtype=np.float64).T.copy())  # (d, 1)
+    fft_size = 2 * N
+    k_cached = torch.fft.rfft(k, n=fft_size) / fft_size if cache else None
 
     def forward(u: Any) -> Any:
         with torch.no_grad():
             x = u.transpose(1, 2)  # (B, d, N)
-            fft_size = 2 * N
-            k_f = torch.fft.rfft(k, n=fft_size) / fft_size
+            k_f = k_cached if k_cached is not None else torch.fft.rfft(k, n=fft_size) / fft_size
             u_f = torch.fft.rfft(x, n=fft_size)
             y = torch.fft.irfft(u_f * k_f, n=fft_size, norm="forward")[..., :N]
             conv = (y + b2).transpose(1, 2)
@@ -148,21 +170,21 @@ def fig_torch(N: int, d: int, repeats: int) -> list[Record]:
     layer = dense_layer(N, d)
     stack = Stack(N, d, (layer,))
     prep = numeric.prepare(stack)
+    name = f"layer / torch.fft zoology layer, cached spectrum (N=2^{_log2(N)}, d={d})"
     fwd = torch_layer(N, d, layer, prep.workers)
-    name = f"layer / torch.fft zoology layer (N=2^{int(math.log2(N))}, d={d})"
     if fwd is None:
-        return [Record(name, float("nan"), "<= 1", None, "x", "torch not installed: skipped")]
+        return [Record(name, None, "<= 0.9", None, "x", "not measured: torch is not installed "
+                       "(pip install torch==2.13.0, the CPU wheel)")]
     import torch
 
-    u = np.random.default_rng(2).standard_normal((1, N, d))
+    u = _state(stack, 2)
     ut = torch.from_numpy(u)
-    ours = numeric.run(prep, u)
-    theirs = fwd(ut).numpy()
+    ours, theirs = numeric.run(prep, u), fwd(ut).numpy()
     agree = float(np.max(np.abs(ours - theirs)) / max(1e-300, float(np.max(np.abs(theirs)))))
     t = _min_time({"torch": lambda: fwd(ut), "ours": lambda: numeric.run(prep, u)}, repeats)
     ratio = t["ours"] / t["torch"]
-    return [Record(name, ratio, "<= 1", ratio <= 1.0, "x",
-                   f"torch {torch.__version__} {prep.workers} threads; min of {repeats}: ours {t['ours']:.3f} s, "
+    return [Record(name, ratio, "<= 0.9", ratio <= 0.9 and agree < 1e-9, "x",
+                   f"torch {torch.__version__}, {prep.workers} threads; best of {repeats}: ours {t['ours']:.3f} s, "
                    f"torch {t['torch']:.3f} s; outputs agree to {agree:.1e} (relative)")]
 
 
@@ -192,11 +214,10 @@ def fig_memory(N: int, d: int, L: int) -> list[Record]:
     activation = u.nbytes
     tracemalloc.start()
     try:
-        prep = numeric.prepare(stack)
-        prepared = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
         base = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
         t0 = time.perf_counter()
+        prep = numeric.prepare(stack)
         out = numeric.run(prep, u)
         seconds = time.perf_counter() - t0
         peak = tracemalloc.get_traced_memory()[1] - base
@@ -204,69 +225,64 @@ def fig_memory(N: int, d: int, L: int) -> list[Record]:
         tracemalloc.stop()
     ok = bool(np.all(np.isfinite(out)))
     ratio = peak / activation
-    return [Record(f"{L}-layer peak / activation (N=2^{int(math.log2(N))}, d={d})", ratio, "<= 4",
+    return [Record(f"{L}-layer peak / activation, prepare + run (N=2^{_log2(N)}, d={d})", ratio, "<= 4",
                    ratio <= 4 and ok, "x",
-                   f"tracemalloc peak during run {peak / 2**20:.0f} MiB, activation {activation / 2**20:.0f} MiB, "
-                   f"prepared stack {prepared / 2**20:.0f} MiB ({prep.cached_bytes / 2**20:.0f} MiB spectra "
-                   f"cached); run {seconds:.1f} s")]
+                   f"tracemalloc peak {peak / 2**20:.0f} MiB (prepared stack and cache included: "
+                   f"{prep.cached_bytes / 2**20:.0f} MiB spectra cached), activation {activation / 2**20:.0f} MiB; "
+                   f"{seconds:.1f} s")]
 
 
 def fig_fft_libraries(N: int, d: int, repeats: int) -> list[Record]:
-    stack = Stack(N, d, (dense_layer(N, d, K=1),))
-    F = numeric.fast_length(2 * N - 1)
+    """Each installed library's floor (same shapes, reused buffers) over the fastest one's."""
+    stack = Stack(N, d, (dense_layer(N, d, K=N),))
     z = _state(stack)
-    used = numeric.CpuFFT("auto")
-    fns, libs = {}, {}
-    for lib in ("numpy", "scipy", "pyfftw"):
+    fns = {}
+    runners = []
+    for lib in numeric.installed_libraries():
         try:
-            f = numeric.CpuFFT(lib)
-        except Exception:  # noqa: BLE001 - library absent
+            prep = numeric.prepare(stack, fft=lib, cache_bytes=0)
+        except Exception:  # noqa: BLE001 - a library that cannot run here is left out
             continue
-        libs[lib] = f
-        fns[lib] = (lambda f=f: f.irfft(f.rfft(z, F, numeric.default_workers()), F, numeric.default_workers()))
+        r = numeric._Runner(prep)
+        runners.append(r)
+        fns[lib] = floor_fn(prep, z, r)
     t = _min_time(fns, repeats)
-    out = []
-    for lib, v in t.items():
-        if lib == used.library:
-            continue
-        r = v / t[used.library]
-        out.append(Record(f"FFT floor {lib} / {used.library} (N=2^{int(math.log2(N))}, d={d})", r, "-", None, "x",
-                          f"{numeric.default_workers()} threads where the library takes them; min of {repeats}"))
+    for r in runners:
+        r.__exit__(None, None, None)
+    best = min(t, key=t.get)
+    used = numeric.fastest_library()
+    out = [Record(f"FFT floor {lib} / {best} (N=2^{_log2(N)}, d={d})", v / t[best], "-", None, "x",
+                  f"best of {repeats}; {v:.3f} s" + (" (the interpreter's choice)" if lib == used else ""))
+           for lib, v in sorted(t.items(), key=lambda kv: kv[1])]
+    out.append(Record("interpreter's FFT library is the fastest measured", float(used == best), "= 1",
+                      used == best, "", f"auto chose {used}; fastest here {best}"))
     return out
 
 
-def scaling(max_log_n: int, d: int = 16, min_log_n: int = 10) -> tuple[list[Record], dict]:
-    """One layer for N = 2^min … 2^max: times per library and the floor; records and plot series."""
-    series: dict[str, list] = {"ours (scipy.fft)": [], "ours (numpy.fft)": [], "floor (scipy.fft)": []}
-    have_scipy = numeric.CpuFFT("auto").library == "scipy"
-    norm = []
+def scaling(max_log_n: int, d: int = 16, min_log_n: int = 10, repeats: int = 3,
+            progress: Progress | None = None) -> tuple[list[Record], dict]:
+    """One layer for N = 2^min … 2^max against the floor at each N; records and plot series."""
+    lib = numeric.fastest_library()
+    series: dict[str, list] = {f"layer ({lib})": [], f"floor ({lib})": []}
+    ratios = []
     for k in range(min_log_n, max_log_n + 1):
         N = 1 << k
         stack = Stack(N, d, (dense_layer(N, d),))
+        prep = numeric.prepare(stack)
         z = _state(stack)
-        fns = {"ours (numpy.fft)": layer_fn(numeric.prepare(stack, fft="numpy"), z)}
-        if have_scipy:
-            prep = numeric.prepare(stack, fft="scipy")
-            fns["ours (scipy.fft)"] = layer_fn(prep, z)
-            fns["floor (scipy.fft)"] = floor_fn(prep, z)
-        reps = max(3, min(30, (1 << 24) // (N * d)))
-        t = _min_time(fns, reps)
-        for key, v in t.items():
-            series[key].append((N, v))
-        main = "ours (scipy.fft)" if have_scipy else "ours (numpy.fft)"
-        norm.append((N, t[main] / (N * math.log2(N))))
-    series = {k: v for k, v in series.items() if v}
-    main = "ours (scipy.fft)" if have_scipy else "ours (numpy.fft)"
-    ref = norm[-1][1]
-    recs = [Record(f"scaling: time/(N log2 N) at N=2^{int(math.log2(N))}, rel. to N=2^{max_log_n}", v / ref,
-                   "-", None, "x", main) for N, v in norm]
-    pts = [(N, t) for N, t in series[main] if N >= 1 << 14]
-    if len(pts) >= 2:
-        x = np.log([N * math.log2(N) for N, _ in pts])
-        y = np.log([t for _, t in pts])
-        slope = float(np.polyfit(x, y, 1)[0])
-        recs.append(Record(f"scaling exponent vs N log2 N (N=2^14..2^{max_log_n})", slope, "0.8..1.25",
-                           0.8 <= slope <= 1.25, "", f"least squares on log time; {main}"))
+        reps = max(repeats, min(30, (1 << 24) // (N * d)))
+        with numeric._Runner(prep) as r:
+            t = _min_time({"floor": floor_fn(prep, z, r), "layer": layer_fn(prep, z, r)}, reps)
+        series[f"layer ({lib})"].append((N, t["layer"]))
+        series[f"floor ({lib})"].append((N, t["floor"]))
+        ratios.append((N, t["layer"] / t["floor"]))
+        if progress is not None:
+            progress.update(1, f"scaling N=2^{k}")
+    recs = [Record(f"scaling: (time/N log2 N) / floor's own, N=2^{_log2(N)}", v, "<= 1.5", v <= 1.5, "x",
+                   f"{lib}, d={d}") for N, v in ratios]
+    worst = max(v for _, v in ratios)
+    recs.append(Record(f"scaling: worst over N=2^{min_log_n}..2^{max_log_n}", worst, "<= 1.5", worst <= 1.5, "x",
+                       f"{lib}, d={d}"))
     return recs, series
 
 
@@ -299,30 +315,82 @@ def errors(max_log_n: int, d: int = 4, min_log_n: int = 10) -> tuple[list[Record
     return recs, series
 
 
+def fig_exact(N: int, repeats: int) -> list[Record]:
+    """The exact convolution mod p against flint's product, and the exact crosscheck of H.9 against float64."""
+    out = []
+    p = exact.PRIME
+    rng = np.random.default_rng(4)
+    x = rng.integers(0, p, (1, 1, N))
+    h = rng.integers(0, p, (1, N))
+    name = f"exact convolution mod p / flint nmod_poly product (N=2^{_log2(N)})"
+    try:
+        import flint
+    except ImportError:
+        out.append(Record(name, None, "<= 1.2", None, "x", "not measured: python-flint is not installed"))
+    else:
+        a, b = flint.nmod_poly(x[0, 0].tolist(), p), flint.nmod_poly(h[0].tolist(), p)
+        t = _min_time({"ours": lambda: exact.convolve_mod(x, h, p, "causal"), "flint": lambda: a * b},
+                      max(1, min(repeats, 3)))
+        same = np.array_equal(exact.convolve_mod(x, h, p, "causal"),
+                              exact.convolve_mod(x, h, p, "causal", "flint"))
+        r = t["ours"] / t["flint"]
+        out.append(Record(name, r, "<= 1.2", r <= 1.2 and same, "x",
+                          f"ours ({exact.resolve_method('auto')}) {t['ours']:.3f} s end to end (numpy in, numpy out), "
+                          f"flint {t['flint']:.3f} s (product only, polynomials prebuilt); equal: {same}"))
+    name = f"exact crosscheck of H.9 / float64 crosscheck (N=2^{_log2(N)})"
+    try:
+        from ..commands.crosscheck import crosscheck
+        from ..registry import load_claims
+
+        claims = [c for c in load_claims() if c.id == "H.9"]
+        runs = {be: (lambda be=be: crosscheck(claims, N=N, d=1, backend=be)) for be in ("numpy", "exact")}
+        t = _min_time(runs, max(1, min(repeats, 2)))
+        res = {be: f() for be, f in runs.items()}
+        held = all(o.status == "holds" for be in res for o in res[be] if o.status not in ("no numeric hook",))
+        r = t["exact"] / t["numpy"]
+        out.append(Record(name, r, "<= 1", r <= 1 and held, "x",
+                          f"exact {t['exact']:.3f} s, float64 {t['numpy']:.3f} s (whole crosscheck call, "
+                          f"every H.9 variant); all hold: {held}"))
+    except Exception as exc:  # noqa: BLE001 - report, do not crash the bench
+        out.append(Record(name, None, "<= 1", None, "x", f"not measured: {type(exc).__name__}: {exc}"))
+    return out
+
+
 def run(args: argparse.Namespace) -> list[Record]:
     quick = getattr(args, "quick", False)
     s = 4 if quick else 0
-    only = set(getattr(args, "only", None) or ("layer", "torch", "memory", "fft", "scaling", "error"))
-    repeats = max(1, getattr(args, "repeats", 3))
-    max_log_n = getattr(args, "max_log_n", 20) - s
+    only = set(getattr(args, "only", None) or FIGURES)
+    repeats = max(1, getattr(args, "repeats", 5))
+    max_log_n = getattr(args, "max_log_n", 22) - s
     records: list[Record] = []
     series: dict = {}
-    if "layer" in only:
-        records += fig_layer(1 << (20 - s), 64, repeats)
-    if "torch" in only:
-        records += fig_torch(1 << (20 - s), 64, repeats)
-    if "memory" in only:
-        records += fig_memory(1 << (18 - s), 32, 100)
-    if "fft" in only:
-        records += fig_fft_libraries(1 << (20 - s), 16, repeats)
-    if "scaling" in only:
-        recs, series["time"] = scaling(max_log_n, min_log_n=10 - s // 2)
-        records += recs
-    if "error" in only:
-        recs, series["error"] = errors(min(max_log_n, 18 - s), min_log_n=10 - s // 2)
-        records += recs
+    steps = len(only - {"scaling"}) + (max_log_n - (10 - s // 2) + 1 if "scaling" in only else 0)
+    with Progress(steps, "bench numeric") as bar:
+        if "layer" in only or "run" in only:
+            recs, _ = fig_layer(1 << (20 - s), 64, repeats)
+            records += [r for r in recs if ("run" if r.name.startswith("run(") else "layer") in only]
+            bar.update(1, "layer")
+        if "torch" in only:
+            records += fig_torch(1 << (20 - s), 64, repeats)
+            bar.update(1, "torch")
+        if "memory" in only:
+            records += fig_memory(1 << (18 - s), 32, 100)
+            bar.update(1, "memory")
+        if "fft" in only:
+            records += fig_fft_libraries(1 << (20 - s), 16, repeats)
+            bar.update(1, "fft")
+        if "scaling" in only:
+            recs, series["time"] = scaling(max_log_n, min_log_n=10 - s // 2, progress=bar)
+            records += recs
+        if "error" in only:
+            recs, series["error"] = errors(min(max_log_n, 18 - s), min_log_n=10 - s // 2)
+            records += recs
+            bar.update(1, "error")
+        if "exact" in only:
+            records += fig_exact(1 << (20 - s), repeats)
+            bar.update(1, "exact")
     if getattr(args, "plot", None):
         from ..plot import plot_numeric
 
-        plot_numeric(series, args.plot)
+        plot_numeric(series, args.plot, d=16, library=numeric.fastest_library())
     return records

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import math
 import pkgutil
 
 from tabulate import tabulate
@@ -33,12 +34,20 @@ def add_parser(sub) -> argparse.ArgumentParser:
     return p
 
 
+def _finite(d: dict) -> dict:
+    """A record with any NaN or infinite value as null (JSON has neither)."""
+    v = d.get("value")
+    if isinstance(v, float) and not math.isfinite(v):
+        d = dict(d, value=None, detail=(d.get("detail") or "") + f" (value was {v})")
+    return d
+
+
 def main(args: argparse.Namespace) -> int:
     records = args._suite.run(args)
     if args.format == "json":
-        print(json.dumps([r.as_dict() for r in records], indent=2))
+        print(json.dumps([_finite(r.as_dict()) for r in records], indent=2, allow_nan=False))
     else:
-        rows = [[r.name, f"{r.value:.3g}{(' ' + r.unit) if r.unit else ''}", r.target,
+        rows = [[r.name, "n/a" if r.value is None else f"{r.value:.3g}{(' ' + r.unit) if r.unit else ''}", r.target,
                  {True: "yes", False: "NO", None: "-"}[r.ok], r.detail] for r in records]
         print(tabulate(rows, headers=["figure", "value", "target", "met", "detail"]))
     return 1 if any(r.ok is False for r in records) else 0

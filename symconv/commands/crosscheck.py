@@ -15,6 +15,24 @@ directly from the definition (never through the stack).
   Residues are drawn where the hook's input is nonzero: its zeros mark the
   block structure the claim assumes (e.g. y = (x | 0 | S | 0)).
 
+* Memory: before a variant runs, its needs are estimated (the hook's input and
+  reference before the hook is called, then the run once the stack is known:
+  state, FFT buffers, cached spectra); a variant over the budget (``--memory``,
+  ``SYMCONV_MEMORY``, else a fraction of the available memory) is reported as
+  ``not run (needs X GiB, budget Y GiB)`` and the others still run.  A hook
+  may declare its own estimate as an attribute ``memory_estimate(N, d, batch,
+  dtype) -> bytes`` of the hook function.
+* Rows are printed (and flushed) one by one as variants finish;
+  ``--format jsonl`` writes one JSON object per line the same way, so that a
+  crash or a kill never loses the variants already checked.
+* float verdicts: where the a-priori bound of the run is below max|reference|,
+  holds means max|out − reference| ≤ bound.  Where it is not (deep stacks), a
+  float32 run is checked through a float64 run of the same stack on the same
+  inputs: the float64 output must be within its own (informative) bound of the
+  reference, and the float32 output within the float32 bound of the float64
+  one.  Where even the float64 bound is uninformative, the stack is checked
+  exactly mod p instead (as ``--backend exact``).  No fixed tolerance is used.
+
 A variant whose proof records ``fails`` (an erratum) is expected to disagree.
 Exits 1 when an outcome differs from the one its proof records; claims without
 a hook are listed as "no numeric hook" (an error only when every claim named
@@ -34,7 +52,7 @@ from typing import Any
 import numpy as np
 from tabulate import tabulate
 
-from .. import exact, numeric
+from .. import budget, exact, numeric
 from ..claims import Claim, NumericCase, Variant
 from ..model import HypothesisError, Stack
 from ..registry import load_claims, select
@@ -50,7 +68,7 @@ class Outcome:
     name: str
     variant: str
     backend: str
-    status: str  # holds | fails | no numeric hook | not run
+    status: str  # holds | fails | no numeric hook | not run | error
     expect: str
     N: int = 0
     d: int = 0
@@ -62,17 +80,48 @@ class Outcome:
     seconds: float | None = None
     peak_mib: float | None = None
     detail: str = ""
+    asked_N: int = 0
+    asked_d: int = 0
+    need_bytes: int | None = None
+    budget_bytes: int | None = None
+    method: str = ""
 
     @property
     def ok(self) -> bool | None:
         if self.status in ("no numeric hook", "not run"):
             return None
+        if self.status == "error":
+            return False
         return self.status == self.expect
+
+    @property
+    def smaller(self) -> bool:
+        """Whether the hook ran at a smaller N (or d) than asked."""
+        return bool(self.N and ((self.asked_N and self.N < self.asked_N) or (self.asked_d and self.d < self.asked_d)))
+
+    def outcome_text(self) -> str:
+        """The outcome cell: status, budget figures, a smaller size than asked, a differing record."""
+        text = self.status
+        if self.status == "not run" and self.need_bytes is not None:
+            text += f" (needs {_gib(self.need_bytes)}, budget {_gib(self.budget_bytes)})"
+        if self.smaller:
+            text += f" (ran at N={self.N}, d={self.d}; asked N={self.asked_N}, d={self.asked_d})"
+        if self.ok is False:
+            text += f"  <-- recorded: {self.expect}"
+        return text
 
     def as_dict(self) -> dict:
         d = asdict(self)
         d["ok"] = self.ok
+        d["smaller_than_asked"] = self.smaller
+        for k in ("max_abs_error", "max_rel_error", "bound"):  # strict JSON: no inf / nan
+            if isinstance(d[k], float) and not math.isfinite(d[k]):
+                d[k] = None if math.isnan(d[k]) else str(d[k])
         return d
+
+
+def _gib(n: int | None) -> str:
+    return "?" if n is None else f"{n / 2 ** 30:.3g} GiB"
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -88,7 +137,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--prime", type=int, default=exact.PRIME, help="exact backend: the prime p")
     p.add_argument("--method", choices=exact.METHODS, default="auto",
                    help="exact backend: python-flint (flint), numpy NTT (ntt), or auto")
-    p.add_argument("--format", choices=("table", "json"), default="table")
+    p.add_argument("--format", choices=("table", "json", "jsonl"), default="table",
+                   help="table and jsonl stream one row per variant as it finishes; json prints a list at the end")
+    p.add_argument("--memory", metavar="SIZE", default=argparse.SUPPRESS,
+                   help="memory budget (8GiB, 512MiB); variants that need more are reported as not run")
     p.add_argument("--proofs", metavar="DIR", help="folder of proof files (default: the checkout's proofs/)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--explain-bound", action="store_true", help="print how the error bound is derived and exit")
@@ -153,9 +205,56 @@ class Progress:
             self.stream.flush()
 
 
-# Used only where the a-priori bound is at least max|reference| (deep stacks), so that the
-# check can still fail: a working stack stays many orders of magnitude below these.
-PRACTICAL_REL_TOL = {"float64": 1e-8, "float32": 1e-2}
+def _real_size(dtype: str) -> int:
+    return 8 if dtype == "float64" else 4
+
+
+def estimate_case(N: int, d: int, batch: int) -> int:
+    """Bytes a hook needs at least before its stack is known: its input and reference (float64),
+    and this module's float64 copies of both.
+
+    >>> estimate_case(1 << 31, 4, 1) // 2 ** 30
+    256
+    """
+    return 4 * batch * N * d * 8
+
+
+def _param_bytes(stack: Stack, itemsize: int) -> int:
+    return sum(itemsize * (l.h.size + l.b1.size + l.b2.size + l.W.size) for l in stack.layers)
+
+
+def estimate_float(stack: Stack, batch: int, dtype: str = "float64") -> int:
+    """Bytes of one run of ``stack`` by :func:`numeric.run_bounded` on ``batch`` inputs, and of the check.
+
+    The state (B × d' × N'), the layer's gate and convolution buffers, the FFT
+    blocks, the cached filter spectra (at most ``numeric.CACHE_BYTES``), the
+    parameters converted to ``dtype``, and the float64 input, reference and output.
+
+    >>> from symconv.constructions.shifts import shift_down
+    >>> 0 < estimate_float(shift_down(1024, 1), 1) < 2 ** 20
+    True
+    """
+    r = _real_size(dtype)
+    F = max(numeric.fast_length(2 * stack.N_int), 2)
+    state = batch * stack.d_int * stack.N_int * r
+    fft_full = batch * stack.d_int * (F // 2 + 1) * 2 * r
+    fft = min(fft_full, 3 * numeric.BLOCK_BYTES * max(1, numeric.default_workers())) + fft_full // 8
+    spectra = min(numeric.CACHE_BYTES, stack.L * stack.d_int * (F // 2 + 1) * 2 * r)
+    host = 3 * batch * stack.N * stack.d * 8
+    return int(4 * state + 2 * fft + spectra + _param_bytes(stack, r) + host)
+
+
+def estimate_exact(stack: Stack, batch: int, trials: int = 1) -> int:
+    """Bytes of :func:`exact.check` on ``stack``: int64 states and NTT buffers, and the reference's arrays.
+
+    >>> from symconv.constructions.shifts import shift_down
+    >>> 0 < estimate_exact(shift_down(1024, 1), 1) < 2 ** 20
+    True
+    """
+    F = max(numeric.fast_length(2 * stack.N_int), 2)
+    state = batch * stack.d_int * stack.N_int * 8
+    ntt = batch * stack.d_int * F * 8
+    return int(5 * state + 3 * ntt + _param_bytes(stack, 8) + 4 * batch * stack.N * stack.d * 8)
 
 
 def _case(claim: Claim, variant: Variant, N: int, d: int, batch: int, seed: int) -> NumericCase:
@@ -171,9 +270,28 @@ def _case(claim: Claim, variant: Variant, N: int, d: int, batch: int, seed: int)
     return case
 
 
+def _run_float(stack: Stack, u: np.ndarray, xp: Any, dtype: str, progress: Progress | None):
+    prep = numeric.prepare(stack, xp, dtype)
+    out, bound = numeric.run_bounded(prep, xp.asarray(u), progress=progress.layer if progress else None)
+    return to_host(out).astype(np.float64), float(bound)
+
+
+def _max_abs(a: np.ndarray) -> float:
+    if not a.size:
+        return 0.0
+    m = float(np.max(np.abs(a)))
+    return m if math.isfinite(m) else math.inf
+
+
 def check_float(case: NumericCase, backend: str = "numpy", dtype: str = "float64",
-                progress: Progress | None = None) -> dict:
-    """Run a case on a float backend; error, bound, time and peak memory.
+                progress: Progress | None = None, *, prime: int = exact.PRIME, seed: int = 0,
+                method: str = "auto") -> dict:
+    """Run a case on a float backend; error, bound, verdict, time and peak memory.
+
+    ``holds`` is decided by the a-priori bound where it is informative (below
+    max|reference|); otherwise by a float64 run of the same stack on the same
+    inputs (float32 runs), or by the exact check mod p (see the module
+    docstring); ``method`` in the result says which.
 
     >>> from symconv.constructions.shifts import shift_down
     >>> def ref(u):
@@ -181,8 +299,8 @@ def check_float(case: NumericCase, backend: str = "numpy", dtype: str = "float64
     ...     out[:, 2:] = u[:, :-2]
     ...     return out
     >>> r = check_float(NumericCase(shift_down(64, 2), np.ones((1, 64, 1)), ref))
-    >>> r["holds"], r["max_abs_error"] <= r["bound"], r["vacuous"]
-    (True, True, False)
+    >>> r["holds"], r["max_abs_error"] <= r["bound"], r["vacuous"], r["method"]
+    (True, True, False, 'a-priori bound')
     """
     xp = namespace(backend)
     u = np.asarray(case.input, dtype=np.float64)
@@ -192,9 +310,20 @@ def check_float(case: NumericCase, backend: str = "numpy", dtype: str = "float64
         tracemalloc.start()
     try:
         t0 = time.perf_counter()
-        prep = numeric.prepare(case.stack, xp, dtype)
-        out, bound = numeric.run_bounded(prep, xp.asarray(u), progress=progress.layer if progress else None)
-        out = to_host(out).astype(np.float64)
+        out, bound = _run_float(case.stack, u, xp, dtype, progress)
+        if out.shape != ref.shape:
+            raise HypothesisError(f"reference: returned shape {ref.shape}, the stack {out.shape}")
+        ref_max = _max_abs(ref)
+        ref_round = 4 * numeric.EPS["float64"] * case.stack.N_int * ref_max  # the reference's own rounding
+        err = _max_abs(out - ref)
+        bound += ref_round
+        vacuous = not bound < ref_max
+        extra: dict = {}
+        if not vacuous:
+            holds, method_used = err <= bound, "a-priori bound"
+        else:
+            holds, method_used, extra = _fallback(case, u, ref, out, bound, ref_max, ref_round, xp, dtype,
+                                                  prime, seed, method)
         seconds = time.perf_counter() - t0
         peak = tracemalloc.get_traced_memory()[1] if tracing else None
     finally:
@@ -203,88 +332,236 @@ def check_float(case: NumericCase, backend: str = "numpy", dtype: str = "float64
     pool = getattr(xp, "get_default_memory_pool", None) if backend == "cupy" else None
     if pool is not None:  # CuPy: bytes held by its memory pool after the run
         peak = pool().total_bytes()
-    if out.shape != ref.shape:
-        raise HypothesisError(f"reference: returned shape {ref.shape}, the stack {out.shape}")
-    ref_max = float(np.max(np.abs(ref))) if ref.size else 0.0
-    err = float(np.max(np.abs(out - ref))) if ref.size else 0.0
-    if not math.isfinite(err):
-        err = math.inf
-    bound += 4 * numeric.EPS["float64"] * case.stack.N_int * ref_max
-    vacuous = not bound < ref_max
-    rel = err / ref_max if ref_max > 0 else err
     return {
-        "holds": rel <= PRACTICAL_REL_TOL[dtype] if vacuous else err <= bound,
+        "holds": holds,
         "vacuous": vacuous,
+        "method": method_used,
         "max_abs_error": err,
         "max_rel_error": err / ref_max if ref_max > 0 else err,
         "bound": bound,
         "seconds": seconds,
         "peak_mib": None if peak is None else peak / 2 ** 20,
+        **extra,
     }
+
+
+def _fallback(case: NumericCase, u: np.ndarray, ref: np.ndarray, out: np.ndarray, bound: float, ref_max: float,
+              ref_round: float, xp: Any, dtype: str, prime: int, seed: int, method: str) -> tuple:
+    """The verdict where the run's own a-priori bound is not below max|reference|."""
+    if dtype != "float64" and math.isfinite(bound):
+        out64, bound64 = _run_float(case.stack, u, xp, "float64", None)
+        bound64 += ref_round
+        if bound64 < ref_max:
+            err64 = _max_abs(out64 - ref)
+            diff = _max_abs(out - out64)
+            holds = err64 <= bound64 and math.isfinite(diff) and diff <= bound + bound64
+            return holds, "float64 reference run", {
+                "reference_error": err64, "reference_bound": bound64, "float64_difference": diff}
+    # no informative float bound: decide exactly, mod p, on random residues (Schwartz–Zippel)
+    support = np.asarray(case.input) != 0
+    r = exact.check(case.stack, case.reference, int(np.shape(case.input)[0]), prime, 1, seed, method, support)
+    finite = bool(np.isfinite(out).all())  # an overflowed float run fails even if the stack is right
+    return r.holds and finite, "exact mod p", {
+        "exact_detail": r.describe() + ("" if finite else f"; the {dtype} run overflowed (non-finite output)")}
+
+
+def _memory_refusal(need: int, what: str, limit: int) -> dict:
+    return dict(status="not run", need_bytes=int(need), budget_bytes=int(limit),
+                detail=f"{what}: needs {budget.fmt_bytes(need)}, over the memory budget of "
+                       f"{budget.fmt_bytes(limit)} (--memory / SYMCONV_MEMORY)")
+
+
+def _budget_figures(message: str) -> dict:
+    """need/budget bytes from a budget.require message (as raised by constructors and interpreters)."""
+    import re
+
+    m = re.search(r"needs ([0-9.]+) (TiB|GiB|MiB|KiB|B), over the memory budget of ([0-9.]+) (TiB|GiB|MiB|KiB|B)",
+                  message)
+    if not m:
+        return {}
+    unit = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
+    return {"need_bytes": int(float(m.group(1)) * unit[m.group(2)]),
+            "budget_bytes": int(float(m.group(3)) * unit[m.group(4)])}
+
+
+def iter_crosscheck(claims: list[Claim], N: int = 1 << 16, d: int = 4, batch: int = 1, backend: str = "numpy",
+                    dtype: str = "float64", seed: int = 0, trials: int = 1, prime: int = exact.PRIME,
+                    method: str = "auto", progress: Progress | None = None,
+                    memory: int | str | None = None) -> Any:
+    """Cross-check every variant of ``claims`` on one backend, yielding one :class:`Outcome` as each finishes.
+
+    ``memory`` is the budget in bytes or as text (``"4GiB"``); default: the
+    current budget of :mod:`symconv.budget`.
+    """
+    for name, v in (("N", N), ("d", d), ("batch", batch), ("trials", trials)):
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise HypothesisError(f"{name}: must be a positive integer, got {v!r}")
+    if backend not in BACKENDS:
+        raise HypothesisError(f"backend: expected one of {BACKENDS}, got {backend!r}")
+    if dtype not in numeric.DTYPES:
+        raise HypothesisError(f"dtype: expected one of {sorted(numeric.DTYPES)}, got {dtype!r}")
+    if backend != "exact":
+        namespace(backend)  # a missing CuPy is an error of the command, not of each variant
+    limit = budget.current_budget(memory)
+    progress = progress or Progress(False)
+    for claim in claims:
+        for variant in claim.variants:
+            base = dict(id=claim.id, name=claim.name, variant=variant.name, backend=backend, expect=variant.expect,
+                        asked_N=N, asked_d=d)
+            if variant.numeric is None:
+                yield Outcome(status="no numeric hook", **base)
+                continue
+            yield _one(claim, variant, base, N, d, batch, backend, dtype, seed, trials, prime, method, progress,
+                       limit)
+
+
+def _one(claim, variant, base, N, d, batch, backend, dtype, seed, trials, prime, method, progress, limit) -> Outcome:
+    declared = getattr(variant.numeric, "memory_estimate", None)
+    need = int(declared(N, d, batch, dtype)) if callable(declared) else estimate_case(N, d, batch)
+    if need > limit:
+        return Outcome(**_memory_refusal(need, f"N: the hook's input and reference at N = {N}, d = {d}, "
+                                         f"batch = {batch}", limit), **base)
+    try:
+        with budget.use_budget(limit):
+            case = _case(claim, variant, N, d, batch, seed)
+    except HypothesisError as exc:  # e.g. a hook's size budget: say so, check the rest
+        return Outcome(status="not run", detail=str(exc), **_budget_figures(str(exc)), **base)
+    except MemoryError:
+        return Outcome(status="not run", detail="the hook ran out of memory building its case", **base)
+    st = case.stack
+    size = dict(N=st.N, d=st.d, batch=int(np.shape(case.input)[0]), layers=st.L)
+    run_need = (estimate_exact(st, size["batch"], trials) if backend == "exact"
+                else estimate_float(st, size["batch"], dtype) * (2 if dtype != "float64" else 1))
+    if run_need > limit:
+        return Outcome(**_memory_refusal(run_need, f"N: the {backend} run at N' = {st.N_int}, d' = {st.d_int}, "
+                                         f"L = {st.L}", limit), **size, **base)
+    progress.start(f"{claim.id} {claim.name} [{variant.name}] {backend} N={st.N} d={st.d} L={st.L}")
+    try:
+        with budget.use_budget(limit):
+            if backend == "exact":
+                support = np.asarray(case.input) != 0  # the hook's zeros are structural
+                r = exact.check(st, case.reference, size["batch"], prime, trials, seed, method, support)
+                o = Outcome(status="holds" if r.holds else "fails", seconds=r.seconds, method="exact mod p",
+                            detail=r.describe(), **size, **base)
+            else:
+                r = check_float(case, backend, dtype, progress, prime=prime, seed=seed, method=method)
+                o = Outcome(status="holds" if r["holds"] else "fails", detail=_float_note(r, dtype),
+                            method=r["method"], max_abs_error=r["max_abs_error"],
+                            max_rel_error=r["max_rel_error"], bound=r["bound"], seconds=r["seconds"],
+                            peak_mib=r["peak_mib"], **size, **base)
+    except HypothesisError as exc:
+        o = Outcome(status="not run", detail=str(exc), **_budget_figures(str(exc)), **size, **base)
+    except MemoryError:
+        o = Outcome(status="not run", detail="ran out of memory during the run (set --memory lower to refuse "
+                                             "such variants before they allocate)", **size, **base)
+    except Exception as exc:  # noqa: BLE001 - one broken variant must not lose the others
+        o = Outcome(status="error", detail=f"{type(exc).__name__}: {exc}", **size, **base)
+    progress.done(f"{o.status}" + (f" ({o.seconds:.2f} s)" if o.seconds is not None else ""))
+    return o
+
+
+def _float_note(r: dict, dtype: str) -> str:
+    if r["method"] == "a-priori bound":
+        return dtype
+    if r["method"] == "float64 reference run":
+        return (f"{dtype}; a-priori {dtype} bound not informative (>= max|reference|): checked through a float64 "
+                f"run of the same stack on the same inputs: |float64 - reference| = {r['reference_error']:.3g} "
+                f"<= {r['reference_bound']:.3g} (float64 bound) and |{dtype} - float64| = "
+                f"{r['float64_difference']:.3g} <= {dtype} bound + float64 bound")
+    return (f"{dtype}; a-priori bound not informative (>= max|reference|) even in float64: decided exactly "
+            f"mod p instead: {r['exact_detail']}")
 
 
 def crosscheck(claims: list[Claim], N: int = 1 << 16, d: int = 4, batch: int = 1, backend: str = "numpy",
                dtype: str = "float64", seed: int = 0, trials: int = 1, prime: int = exact.PRIME,
-               method: str = "auto", progress: Progress | None = None) -> list[Outcome]:
-    """Cross-check every variant of ``claims`` on one backend; one :class:`Outcome` each."""
-    for name, v in (("N", N), ("d", d), ("batch", batch)):
-        if not isinstance(v, int) or v < 1:
-            raise HypothesisError(f"{name}: must be a positive integer, got {v!r}")
-    if backend not in BACKENDS:
-        raise HypothesisError(f"backend: expected one of {BACKENDS}, got {backend!r}")
-    progress = progress or Progress(False)
-    out = []
-    for claim in claims:
-        for variant in claim.variants:
-            base = dict(id=claim.id, name=claim.name, variant=variant.name, backend=backend, expect=variant.expect)
-            if variant.numeric is None:
-                out.append(Outcome(status="no numeric hook", **base))
-                continue
-            try:
-                case = _case(claim, variant, N, d, batch, seed)
-            except HypothesisError as exc:  # e.g. a hook's size budget: say so, check the rest
-                out.append(Outcome(status="not run", detail=str(exc), **base))
-                continue
-            st = case.stack
-            size = dict(N=st.N, d=st.d, batch=int(np.shape(case.input)[0]), layers=st.L)
-            progress.start(f"{claim.id} {claim.name} [{variant.name}] {backend} N={st.N} d={st.d} L={st.L}")
-            if backend == "exact":
-                support = np.asarray(case.input) != 0  # the hook's zeros are structural
-                r = exact.check(st, case.reference, size["batch"], prime, trials, seed, method, support)
-                o = Outcome(status="holds" if r.holds else "fails", seconds=r.seconds,
-                            detail=r.describe(), **size, **base)
-            else:
-                r = check_float(case, backend, dtype, progress)
-                note = (f"; a-priori bound not informative (>= max|reference|): checked against relative "
-                        f"error <= {PRACTICAL_REL_TOL[dtype]:g} instead") if r.pop("vacuous") else ""
-                o = Outcome(status="holds" if r.pop("holds") else "fails", detail=dtype + note, **size, **base, **r)
-            progress.done(f"{o.status} ({o.seconds:.2f} s)")
-            out.append(o)
-    return out
+               method: str = "auto", progress: Progress | None = None,
+               memory: int | str | None = None) -> list[Outcome]:
+    """Cross-check every variant of ``claims`` on one backend; one :class:`Outcome` each (see :func:`iter_crosscheck`)."""
+    return list(iter_crosscheck(claims, N, d, batch, backend, dtype, seed, trials, prime, method, progress, memory))
 
 
 def _fmt(v: Any) -> str:
     return "-" if v is None else f"{v:.3g}" if isinstance(v, float) else str(v)
 
 
-def render(outcomes: list[Outcome], fmt: str = "table") -> str:
-    """The outcomes as a table (with notes) or as JSON."""
-    if fmt == "json":
-        return json.dumps([o.as_dict() for o in outcomes], indent=2)
-    rows = []
-    for o in outcomes:
-        mark = "" if o.ok is not False else f"  <-- recorded: {o.expect}"
-        rows.append([o.id, o.name, o.variant, o.status + mark, o.N or "-", o.d or "-", o.layers or "-",
-                     _fmt(o.max_abs_error), _fmt(o.max_rel_error), _fmt(o.bound), _fmt(o.seconds),
-                     _fmt(o.peak_mib)])
-    headers = ["id", "name", "variant", "outcome", "N", "d", "L", "max abs err", "max rel err",
-               "bound", "s", "peak MiB"]
-    text = tabulate(rows, headers=headers, maxcolwidths=[None, None, 22] + [None] * 9)
+HEADERS = ["id", "name", "variant", "N", "d", "L", "max abs err", "max rel err", "bound", "s", "peak MiB", "outcome"]
+
+
+def _cells(o: Outcome) -> list[str]:
+    return [o.id, o.name, o.variant, str(o.N or "-"), str(o.d or "-"), str(o.layers or "-"),
+            _fmt(o.max_abs_error), _fmt(o.max_rel_error), _fmt(o.bound), _fmt(o.seconds), _fmt(o.peak_mib),
+            o.outcome_text()]
+
+
+class RowWriter:
+    """Writes outcomes as they come: a table row each (widths fixed from the claims known up front), or JSON Lines.
+
+    >>> import io
+    >>> buf = io.StringIO()
+    >>> w = RowWriter(buf, "jsonl", [])
+    >>> w.write(Outcome("H.9", "add_n", "as printed", "numpy", "holds", "holds", N=8))
+    >>> json.loads(buf.getvalue())["status"]
+    'holds'
+    """
+
+    WIDE = {"N": 10, "d": 4, "L": 5, "max abs err": 11, "max rel err": 11, "bound": 9, "s": 7, "peak MiB": 8}
+
+    def __init__(self, stream, fmt: str, claims: list[Claim]) -> None:
+        self.stream, self.fmt, self.outcomes = stream, fmt, []
+        keys = [(c.id, c.name, v.name) for c in claims for v in c.variants] or [("", "", "")]
+        self.widths = [max(len(HEADERS[0]), *(len(k[0]) for k in keys)),
+                       max(len(HEADERS[1]), *(min(len(k[1]), 28) for k in keys)),
+                       max(len(HEADERS[2]), *(min(len(k[2]), 28) for k in keys))]
+        self.widths += [max(len(h), self.WIDE[h]) for h in HEADERS[3:-1]]
+        self.started = False
+
+    def _line(self, cells: list[str]) -> str:
+        parts = []
+        for i, (c, w) in enumerate(zip(cells, self.widths)):
+            c = c if len(c) <= w else c[: w - 1] + "…"
+            parts.append(c.rjust(w) if 3 <= i else c.ljust(w))
+        return "  ".join(parts + [cells[-1]]).rstrip()
+
+    def write(self, o: Outcome) -> None:
+        self.outcomes.append(o)
+        if self.fmt == "jsonl":
+            self.stream.write(json.dumps(o.as_dict()) + "\n")
+        elif self.fmt == "table":
+            if not self.started:
+                self.stream.write(self._line(HEADERS) + "\n")
+                self.stream.write(self._line(["-" * w for w in self.widths] + ["-" * 7]) + "\n")
+                self.started = True
+            self.stream.write(self._line(_cells(o)) + "\n")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        if self.fmt == "json":
+            self.stream.write(json.dumps([o.as_dict() for o in self.outcomes], indent=2) + "\n")
+        elif self.fmt == "table":
+            notes = _notes(self.outcomes)
+            if notes:
+                self.stream.write("\n" + "\n".join(notes) + "\n")
+        self.stream.flush()
+
+
+def _notes(outcomes: list[Outcome]) -> list[str]:
     notes = [f"{o.id} {o.name} [{o.variant}]: {o.detail}" for o in outcomes
-             if o.detail and (o.backend == "exact" or "not informative" in o.detail or o.status == "not run")]
-    if any(o.backend != "exact" and o.status != "no numeric hook" for o in outcomes):
+             if o.detail and (o.backend == "exact" or o.method not in ("", "a-priori bound")
+                              or o.status in ("not run", "error"))]
+    if any(o.backend != "exact" and o.status not in ("no numeric hook", "not run") for o in outcomes):
         notes.append("bound: a-priori rounding bound (ε·log2 F × norms, layer by layer); "
                      "see `symconv crosscheck --explain-bound`; peak MiB: numpy allocations (tracemalloc)")
+    return notes
+
+
+def render(outcomes: list[Outcome], fmt: str = "table") -> str:
+    """The outcomes as a table (with notes), as JSON, or as JSON Lines."""
+    if fmt == "json":
+        return json.dumps([o.as_dict() for o in outcomes], indent=2)
+    if fmt == "jsonl":
+        return "\n".join(json.dumps(o.as_dict()) for o in outcomes)
+    text = tabulate([_cells(o) for o in outcomes], headers=HEADERS, maxcolwidths=[None, None, 22] + [None] * 9)
+    notes = _notes(outcomes)
     return text + ("\n\n" + "\n".join(notes) if notes else "")
 
 
@@ -295,10 +572,13 @@ def main(args: argparse.Namespace) -> int:
     claims = select(load_claims(args.proofs), args.ids)
     if args.ids and all(v.numeric is None for c in claims for v in c.variants):
         raise HypothesisError(f"IDS: no numeric hook in any variant of {', '.join(args.ids)}")
-    outcomes = crosscheck(claims, args.N, args.d, args.batch, args.backend, args.dtype, args.seed,
-                          args.trials, args.prime, args.method, Progress(not args.quiet))
-    print(render(outcomes, args.format))
-    bad = [o for o in outcomes if o.ok is False]
-    if bad and args.format != "json":
+    writer = RowWriter(sys.stdout, args.format, claims)
+    for o in iter_crosscheck(claims, args.N, args.d, args.batch, args.backend, args.dtype, args.seed,
+                             args.trials, args.prime, args.method, Progress(not args.quiet),
+                             getattr(args, "memory", None)):
+        writer.write(o)
+    writer.finish()
+    bad = [o for o in writer.outcomes if o.ok is False]
+    if bad and args.format == "table":
         print(f"\n{len(bad)} outcome(s) differ from what their proofs record.", file=sys.stderr)
     return 1 if bad else 0

@@ -1,23 +1,26 @@
-"""``symconv latex [IDS...] [--all] [-o FILE] [--fragment] [--max-size K]``.
+"""``symconv latex [IDS...] [--all] [-o FILE] [--fragment] [--brief] [--title TEXT] [--max-size K]``.
 
 Renders the derivations of the named claims (or of every claim with
 ``--all``) in the paper's notation: per layer, the polynomial product and the
 Hadamard product of block columns, for each variant, failing printed steps
-marked.  The output is a standalone document (amsmath, amssymb, bm) opening
-with a table of verdicts, or only its body with ``--fragment``.  It is
-written whole or not at all.
+marked.  The output is a standalone document (amsmath, amssymb, graphicx,
+longtable) opening with a table of verdicts, or only its body with
+``--fragment``.  ``--brief`` keeps, per claim, the statement, the verdicts,
+the derivation of the variants that hold and the errata with their failure.
+A proof file that fails to import is listed as not verified; the others are
+rendered.  The file is written whole or not at all.
 """
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 
 from ..claims import verify
+from ..fileio import atomic_write
 from ..latex import claim_section, document
 from ..model import HypothesisError
-from ..registry import load_claims, select
+from ..progress import Progress
+from ..registry import load_proofs, select
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -26,41 +29,45 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--all", action="store_true", help="every claim (a standalone appendix)")
     p.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output")
     p.add_argument("--fragment", action="store_true", help="only the sections, no preamble")
-    p.add_argument("--max-size", type=int, default=8, metavar="K", help="largest size swept for verdicts")
-    p.add_argument("--proofs", metavar="DIR", help="folder of proof files")
+    p.add_argument("--brief", action="store_true",
+                   help="statement, verdicts, the derivation of what holds, errata (no printed derivations)")
+    p.add_argument("--title", metavar="TEXT", default="Appendix H, checked by symconv",
+                   help="the document's title (any text; it is escaped)")
+    p.add_argument("--max-size", type=int, default=8, metavar="K", help="largest size swept for verdicts (default 8)")
+    p.add_argument("--proofs", metavar="DIR", action="append", default=[],
+                   help="also the proof files h*.py of DIR (repeatable; the paper's proofs are always included)")
     return p
 
 
 def write_whole(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (a temporary file renamed into place)."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".symconv-", suffix=".tex")
-    try:
-        with os.fdopen(fd, "w", encoding="ascii") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write ``text`` to ``path`` atomically (see :mod:`symconv.fileio`)."""
+    atomic_write(path, text, pname="-o/--output")
 
 
 def main(args: argparse.Namespace) -> int:
     if not args.all and not args.ids:
         raise HypothesisError("IDS: name at least one claim (H.9, add_n) or pass --all")
-    claims = load_claims(args.proofs)
+    if args.max_size < 1:
+        raise HypothesisError(f"--max-size: must be at least 1, got {args.max_size}")
+    extra = args.proofs if isinstance(args.proofs, list) else [args.proofs] if args.proofs else []
+    claims, broken = load_proofs(extra)
     claims = claims if args.all else select(claims, args.ids)
     verdicts, problems = [], {}
-    for c in claims:  # a claim that cannot be verified at these sizes still appears, with the reason
-        try:
-            verdicts += verify(c, max_size=args.max_size)
-        except HypothesisError as exc:
-            problems[(c.id, c.name)] = f"{exc} (--max-size {args.max_size})"
+    for b in broken:  # a proof file that does not import: named, with its exception; the others go on
+        print(f"symconv: {b}", file=sys.stderr)
+        problems[(b.path.rsplit("/", 1)[-1], "proof file")] = b.message
+    with Progress(len(claims), "latex") as bar:
+        for c in claims:  # a claim that cannot be verified at these sizes still appears, with the reason
+            try:
+                verdicts += verify(c, max_size=args.max_size)
+            except HypothesisError as exc:
+                problems[(c.id, c.name)] = f"{exc} (--max-size {args.max_size})"
+            bar.update(1, f"{c.id} {c.name}")
     if args.fragment:
-        text = "\n\n".join(claim_section(c, verdicts, problem=problems.get((c.id, c.name), ""))
+        text = "\n\n".join(claim_section(c, verdicts, problem=problems.get((c.id, c.name), ""), brief=args.brief)
                             for c in claims) + "\n"
     else:
-        text = document(claims, verdicts, problems=problems)
+        text = document(claims, verdicts, title=args.title, problems=problems, brief=args.brief)
     if args.output:
         write_whole(args.output, text)
         print(f"wrote {args.output}: {len(claims)} claims, {len(verdicts)} variants", file=sys.stderr)

@@ -1,83 +1,270 @@
-"""``symconv verify [IDS...] [--max-size K] [--format table|markdown|json]``.
+"""``symconv verify [IDS...] [--max-size K] [--time-budget S] [--format table|markdown|json] [--wide]``.
 
-Runs every claim of every proof file (or those named) through the exact
-checker and prints one row per variant.  Exits 1 when a verdict differs from
-the one its proof file records (a construction of symconv's own that fails,
-or an erratum that unexpectedly holds), 0 otherwise.
+Runs every claim of every proof (or those named) through the exact checker and
+prints one row per variant, sized to the terminal, then the details below the
+table (statements, the box of sizes checked and its caps, failures, printed
+steps), then a summary line.  Exits 1 when a verdict differs from what its proof
+file records (a construction of symconv's own that fails, an erratum that holds,
+or an erratum whose failing step moved), or when a proof file failed to load or
+build; 2 on bad input.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import sys
+import textwrap
+import time
 
 from tabulate import tabulate
 
 from ..claims import Verdict, verify
 from ..model import HypothesisError
-from ..registry import load_claims, select
+from ..progress import Progress
+from ..sweep import DEFAULT_MAX_SIZE, DEFAULT_TIME_BUDGET
 
 FORMATS = ("table", "markdown", "json")
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
-    p = sub.add_parser("verify", help="check every claim exactly over a sweep of sizes")
+    p = sub.add_parser("verify", help="check every claim exactly over a sweep of sizes",
+                       description="Check every claim exactly over a sweep of sizes (small to large).")
     p.add_argument("ids", nargs="*", metavar="IDS", help="claim ids (H.9) or names (add_n); all if none")
-    p.add_argument("--max-size", type=int, default=8, metavar="K", help="largest size swept (default 8)")
-    p.add_argument("--format", choices=FORMATS, default="table")
-    p.add_argument("--proofs", metavar="DIR", help="folder of proof files (default: the checkout's proofs/)")
+    p.add_argument("--max-size", type=int, default=None, metavar="K",
+                   help=f"largest size swept (default {DEFAULT_MAX_SIZE}); given explicitly, it also lifts the "
+                        "proofs' cost caps to K where the estimated time fits --time-budget")
+    p.add_argument("--time-budget", type=float, default=DEFAULT_TIME_BUDGET, metavar="S",
+                   help=f"seconds of estimated extra checking a lifted cap may cost, per variant "
+                        f"(default {DEFAULT_TIME_BUDGET:g})")
+    p.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
+    p.add_argument("--wide", action="store_true", help="the full table, statements included, whatever the width")
+    p.add_argument("--proofs", metavar="DIR", action="append", default=[],
+                   help="a folder of proof files, added to the paper's proofs (repeatable)")
     p.add_argument("--workers", type=int, default=1, metavar="K",
                    help="check the sizes of each sweep in K processes (default 1: in this process)")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     return p
 
 
-def render(verdicts: list[Verdict], fmt: str) -> str:
-    """The verdicts as a table, a markdown table, or JSON."""
-    if fmt == "json":
-        return json.dumps([v.as_dict() for v in verdicts], indent=2, default=str)
+def _sig(text: str) -> list | None:
+    """``(3, 2, 1, 3, 1)`` as [3, 2, 1, 3, 1] (None for "-")."""
+    text = text.strip()
+    if not text.startswith("("):
+        return None
+    return [int(x) for x in text.strip("()").split(",")]
+
+
+def _record(v: Verdict) -> dict:
+    d = v.as_dict()
+    d["signature_claimed"] = _sig(v.signature_claimed)
+    d["signature_built"] = _sig(v.signature_built)
+    return d
+
+
+def _md(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _width() -> int:
+    cols = os.environ.get("COLUMNS")
+    if cols and cols.isdigit():
+        return max(60, int(cols))
+    return max(60, shutil.get_terminal_size((100, 24)).columns)
+
+
+def _verdict_cell(v: Verdict) -> str:
+    if v.ok:
+        return v.verdict + (" (rec.)" if v.expect == "fails" else "")
+    if v.verdict != v.expect:
+        return f"{v.verdict} <-- recorded: {v.expect}"
+    return f"{v.verdict} <-- steps moved"
+
+
+def _checked_cell(v: Verdict) -> str:
+    box = v.box.short() if v.box is not None else f"{v.sizes_checked} pts"
+    return ("all sizes; " if v.scope.startswith("all sizes") else "") + box
+
+
+def table(verdicts: list[Verdict], fmt: str = "table", wide: bool = False, width: int | None = None) -> str:
+    """The verdict table: narrow by default (fits ``width`` columns), everything with ``wide``.
+
+    ``checked`` says "all sizes" where the block algebra proved the variant for every
+    size, then the ranges swept (a star marks a range kept below --max-size by a cost
+    cap, detailed under the table) and the number of size points.
+    """
+    width = width or _width()
+    esc = _md if fmt == "markdown" else (lambda s: s)
     rows = []
     for v in verdicts:
-        mark = "" if v.ok else "  <-- recorded: " + v.expect
-        rows.append([v.id, v.name, v.statement, v.variant, v.verdict + mark, v.scope,
-                     v.signature_claimed, v.signature_built, v.sizes_checked, f"{v.seconds:.2f}"])
-    headers = ["id", "name", "statement", "variant", "verdict", "scope",
-               "claimed (N,L,d,N',d')", "built", "sizes", "s"]
-    table = tabulate(rows, headers=headers, tablefmt="github" if fmt == "markdown" else "simple",
-                     maxcolwidths=[None, None, 40, 18, None, None, None, None, None, None])
-    notes = []
+        if wide:
+            row = [v.id, v.name, v.statement, v.variant, _verdict_cell(v), v.scope, v.checked,
+                   v.signature_claimed, v.signature_built, f"{v.seconds:.2f}"]
+        else:
+            row = [v.id, v.name, v.variant, _verdict_cell(v), _checked_cell(v),
+                   v.signature_claimed.replace(" ", ""), v.signature_built.replace(" ", ""), f"{v.seconds:.1f}"]
+        rows.append([esc(x) for x in row])
+    if wide:
+        headers = ["id", "name", "statement", "variant", "verdict", "scope", "checked", "claimed (N,L,d,N',d')",
+                   "built", "s"]
+        widths = None
+    else:
+        headers = ["id", "name", "variant", "verdict", "checked", "claimed", "built", "s"]
+        flex = max(30, width - (4 + 11 + 13 + 13 + 5 + 2 * 7))
+        widths = [None, max(10, flex * 3 // 10), max(10, flex * 3 // 10), 11, max(14, flex * 4 // 10), 13, 13, None]
+    tf = "github" if fmt == "markdown" else "simple"
+    return tabulate(rows, headers=headers, tablefmt=tf, maxcolwidths=widths, disable_numparse=True)
+
+
+def details(verdicts: list[Verdict], width: int | None = None) -> list[str]:
+    """The notes under the table: statements, caps kept, differences, failures, printed steps."""
+    width = width or _width()
+    wrap = lambda text, indent="  ": textwrap.fill(text, width, initial_indent=indent,  # noqa: E731
+                                                   subsequent_indent=indent + "  ", break_long_words=False)
+    out = []
+    seen = set()
     for v in verdicts:
+        head = f"{v.id} {v.name} [{v.variant}]"
+        lines = []
+        if (v.id, v.name) not in seen:
+            seen.add((v.id, v.name))
+            out.append(textwrap.fill(f"{v.id} {v.name}: {v.statement}", width, subsequent_indent="    "))
+        if v.reading:
+            lines.append(wrap(f"reading: {v.reading}"))
+        if v.box is not None and any(not c.raised for c in v.box.caps):
+            lines.append(wrap(f"checked: {v.box.text()}"))
+            for c in v.box.caps:
+                if not c.raised:
+                    lines.append(wrap(f"cap {c.describe()}", "    "))
+        for d in v.differences:
+            lines.append(wrap(f"DIFFERS FROM THE RECORD: {d}"))
         bad_steps = [s for s in v.steps if not s.holds]
-        if v.failure is None and not bad_steps:
-            continue
-        notes.append(f"{v.id} {v.name} [{v.variant}]" + (f": {v.note}" if v.note else ""))
-        if v.failure is not None:
-            notes.append(f"  fails {v.failure.describe()}")
-        for s in v.steps:
-            where = f"layers {s.first_layer}-{s.last_layer}" if s.last_layer > s.first_layer else f"layer {s.last_layer}"
-            status = "holds" if s.holds else "fails " + s.failure.describe()
-            notes.append(f"  step {s.label} ({where}, from the claimed previous state): {status}")
-    for v in verdicts:  # the all-sizes check left a comparison open or found a mismatch
-        if getattr(v, "parametric", "") and not v.scope.startswith("all sizes"):
-            notes.append(f"{v.id} {v.name} [{v.variant}] scope {v.scope}: {v.parametric}")
-    sep = "\n\n" if fmt == "table" else "\n\n```\n"
-    end = "" if fmt == "table" else "\n```"
-    return table + (sep + "\n".join(notes) + end if notes else "")
+        if v.failure is not None or bad_steps:
+            if v.note:
+                lines.append(wrap(f"note: {v.note}"))
+            if v.failure is not None:
+                lines.append(wrap(f"fails {v.failure.describe()}"))
+            held = [s.label for s in v.steps if s.holds]
+            if held:
+                lines.append(wrap(f"steps that hold (from the claimed previous state): {'; '.join(held)}"))
+            for s in v.steps:
+                if s.holds:
+                    continue
+                where = f"layers {s.first_layer}-{s.last_layer}" if s.last_layer > s.first_layer else f"layer {s.last_layer}"
+                kind = getattr(s, "kind", "state")
+                lines.append(wrap(f"step [{kind}] {s.label} ({where}, from the claimed previous state): fails "
+                                  + s.failure.describe()))
+        if v.parametric and not v.scope.startswith("all sizes"):
+            lines.append(wrap(v.parametric))
+        if lines:
+            out.append(f"  {head}")
+            out.extend("  " + line for line in lines)
+    return out
+
+
+def summary(verdicts: list[Verdict], problems: list, seconds: float) -> str:
+    """``80 variants: 61 hold, 19 fail as recorded, 0 unexpected; 36 s``."""
+    hold = sum(1 for v in verdicts if v.ok and v.verdict == "holds")
+    fail = sum(1 for v in verdicts if v.ok and v.verdict == "fails")
+    bad = sum(1 for v in verdicts if not v.ok)
+    text = f"{len(verdicts)} variants: {hold} hold, {fail} fail as recorded, {bad} unexpected"
+    if problems:
+        text += f", {len(problems)} proof problem{'s' if len(problems) != 1 else ''}"
+    return text + f"; {seconds:.0f} s"
+
+
+def render(verdicts: list[Verdict], fmt: str, problems: list | None = None, seconds: float | None = None,
+           wide: bool = False) -> str:
+    """The verdicts as a table (with details and a summary line), a markdown table, or JSON."""
+    problems = problems or []
+    if fmt == "json":
+        recs = [_record(v) for v in verdicts]
+        recs += [{"id": None, "name": None, "variant": None, "verdict": "error", "ok": False,
+                  "problem": {"path": p.path, "message": p.message}} for p in problems]
+        return json.dumps(recs, indent=2, default=str, allow_nan=False, ensure_ascii=False)
+    out = [table(verdicts, fmt, wide)]
+    notes = details(verdicts)
+    notes += [f"PROOF PROBLEM {p.path}: {p.message}" for p in problems]
+    if notes:
+        out.append("\n".join(notes) if fmt == "table" else "```\n" + "\n".join(notes) + "\n```")
+    if seconds is not None:
+        out.append(summary(verdicts, problems, seconds))
+    return "\n\n".join(out)
+
+
+def _load(args):
+    from .. import registry
+
+    extra = list(args.proofs or [])
+    if hasattr(registry, "load_proofs"):
+        claims, problems = registry.load_proofs(extra)
+    else:  # pragma: no cover - older registry
+        claims, problems = registry.load_claims(extra[0] if extra else None), []
+    return registry.select(claims, args.ids), list(problems)
+
+
+class _BuildProblem:
+    def __init__(self, path: str, message: str) -> None:
+        self.path, self.message = path, message
+
+
+def _run(claims, args, executor, progress) -> tuple[list, list]:
+    verdicts, problems = [], []
+    explicit = args.max_size is not None
+    max_size = args.max_size if explicit else DEFAULT_MAX_SIZE
+    for c in claims:
+        try:
+            verdicts.extend(verify(c, max_size=max_size, executor=executor, raise_caps=explicit,
+                                   time_budget=args.time_budget))
+        except HypothesisError as exc:
+            problems.append(_BuildProblem(f"{c.id} {c.name}", str(exc)))
+        progress.update(1, f"{c.id} {c.name}")
+    return verdicts, problems
 
 
 def main(args: argparse.Namespace) -> int:
-    claims = select(load_claims(args.proofs), args.ids)
+    if args.max_size is not None and args.max_size < 1:
+        raise HypothesisError(f"--max-size: must be at least 1, got {args.max_size}")
+    if not args.time_budget > 0:
+        raise HypothesisError(f"--time-budget: must be a positive number of seconds, got {args.time_budget}")
     workers = getattr(args, "workers", 1)
     if workers < 1:
         raise HypothesisError(f"--workers: must be at least 1, got {workers}")
-    if workers == 1:
-        verdicts = [v for c in claims for v in verify(c, max_size=args.max_size)]
-    else:
-        from concurrent.futures import ProcessPoolExecutor
+    claims, problems = _load(args)
+    if not claims and not problems:
+        raise HypothesisError("IDS: no claim selected (no proof defines one)")
+    t0 = time.perf_counter()
+    with Progress(len(claims), "verify", enabled=False if args.quiet else None) as bar:
+        if workers == 1:
+            verdicts, build_problems = _run(claims, args, None, bar)
+        else:
+            from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(workers) as ex:
-            verdicts = [v for c in claims for v in verify(c, max_size=args.max_size, executor=ex)]
-    print(render(verdicts, args.format))
+            ex = ProcessPoolExecutor(workers)
+            try:
+                verdicts, build_problems = _run(claims, args, ex, bar)
+            except BaseException:
+                _kill_pool(ex)
+                raise
+            ex.shutdown(wait=True)
+    problems += build_problems
+    print(render(verdicts, args.format, problems, time.perf_counter() - t0, args.wide))
     bad = [v for v in verdicts if not v.ok]
-    if bad and args.format != "json":
-        print(f"\n{len(bad)} verdict(s) differ from what their proofs record.", file=sys.stderr)
-    return 1 if bad else 0
+    if (bad or problems) and args.format != "json":
+        print(f"\n{len(bad)} verdict(s) differ from what their proofs record; {len(problems)} proof problem(s).",
+              file=sys.stderr)
+    return 1 if bad or problems else 0
+
+
+def _kill_pool(ex) -> None:
+    """Stop a process pool at once (Ctrl-C, SIGTERM): cancel what is queued, end the workers."""
+    procs = list(getattr(ex, "_processes", {}).values())
+    try:
+        ex.shutdown(wait=False, cancel_futures=True)
+    finally:
+        for p in procs:
+            if p.is_alive():
+                p.terminate()
+        for p in procs:
+            p.join(timeout=5)

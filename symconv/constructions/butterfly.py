@@ -81,7 +81,7 @@ def log2(v: int) -> int:
     >>> log2(16)
     4
     """
-    return int(v).bit_length() - 1
+    return check_pow2(v, "n").bit_length() - 1
 
 
 def _param_array(values: Any, pname: str) -> np.ndarray:
@@ -169,10 +169,18 @@ class ButterflyFactorMatrix:
         x = np.asarray(x)
         if x.shape[-1] != self.n:
             raise HypothesisError(f"x: last axis has length {x.shape[-1]}, B_k^(n) needs n = {self.n}")
+        if x.dtype.kind in "bUS":
+            raise HypothesisError(f"x: {x.dtype} entries are not numbers to multiply (dtype {x.dtype})")
+        D = self.D
+        # fixed-width integers would wrap around silently: multiply them exactly, as Python ints
+        # (subclasses such as the field arrays of symconv.exact keep their own arithmetic)
+        if type(x) is np.ndarray and x.dtype.kind in "iu" and D.dtype.kind in "iuO":
+            x = x.astype(object)
+        if D.dtype.kind in "iu" and (x.dtype == object or type(x) is np.ndarray and x.dtype.kind in "iu"):
+            D = D.astype(object)
         lead = x.shape[:-1]
         xb = x.reshape(lead + (self.n // self.k, 2, self.s))
         top, bot = xb[..., 0, :], xb[..., 1, :]
-        D = self.D
         y_top = D[:, 0] * top + D[:, 1] * bot
         y_bot = D[:, 2] * top + D[:, 3] * bot
         return np.stack([y_top, y_bot], axis=-2).reshape(lead + (self.n,))
@@ -299,6 +307,9 @@ def symbolic_butterfly(n: int, name: str = "b") -> Butterfly:
 def random_butterfly(n: int, rng: np.random.Generator) -> Butterfly:
     """B^(n) with entries uniform in [−1, 1]."""
     check_pow2(n, "n", 2)
+    from ..budget import require
+
+    require(16 * n * log2(n), f"n: the {log2(n)} random butterfly factors of size n = {n}")
     return Butterfly(n, tuple(random_factor(n, n >> t, rng) for t in range(log2(n))))
 
 
@@ -524,6 +535,8 @@ def compile_factors(factors: Sequence[ButterflyFactorMatrix], n: int, d: int, N_
     >>> s.signature
     Signature(N=2, L=3, d=2, N_int=2, d_int=6)
     """
+    if isinstance(factors, (str, bytes)) or not hasattr(factors, "__iter__"):
+        raise HypothesisError(f"factors: expected a sequence of ButterflyFactorMatrix, got {type(factors).__name__}")
     factors = tuple(factors)
     if not factors:
         raise HypothesisError("factors: need at least one butterfly factor matrix")
@@ -547,6 +560,10 @@ def compile_factors(factors: Sequence[ButterflyFactorMatrix], n: int, d: int, N_
     if not isinstance(N_int, (int, np.integer)) or N_int < R:
         raise HypothesisError(f"N_int: N' = {N_int} is below the {R} rows the vector needs")
     symbolic = _is_symbolic(factors)
+    from ..budget import require
+
+    require(len(factors) * 9 * N_int * 3 * D * (64 if symbolic else 8),
+            f"n: the layers of {len(factors)} butterfly factors on an N' = {N_int}, d' = {3 * D} state")
     layers: list[Layer] = []
     for i, f in enumerate(factors):
         layers += factor_layers(f, D, N_int, symbolic, (0,) if i == 0 and fresh else (0, 1, 2))
@@ -562,6 +579,8 @@ def compile_butterfly_factor(F: ButterflyFactorMatrix, n: int, d: int) -> Stack:
     >>> compile_butterfly_factor(F, 2, 2).L
     3
     """
+    if not isinstance(F, ButterflyFactorMatrix):
+        raise HypothesisError(f"F: expected a ButterflyFactorMatrix, got {type(F).__name__}")
     _check_grid(F.n, n, d)
     return compile_factors([F], n, d, name=f"B_{F.k}^({F.n})")
 
@@ -572,6 +591,8 @@ def compile_butterfly(B: Butterfly, n: int, d: int) -> Stack:
     >>> compile_butterfly(symbolic_butterfly(8), 4, 2).L
     6
     """
+    if not isinstance(B, Butterfly):
+        raise HypothesisError(f"B: expected a Butterfly, got {type(B).__name__}")
     _check_grid(B.n, n, d)
     return compile_factors(B.applied(), n, d, name=f"B^({B.n})")
 

@@ -128,6 +128,10 @@ def random_kaleidoscope(n: int, e: int, w: int, rng: np.random.Generator) -> Kal
     check_pow2(e, "e")
     if not isinstance(w, int) or w < 1:
         raise HypothesisError(f"w: width must be a positive integer, got {w!r}")
+    from ..budget import require
+
+    require(2 * w * 16 * e * n * max(1, (e * n).bit_length() - 1),
+            f"n: the {2 * w} random butterflies of size e·n = {e * n} of a kaleidoscope")
     terms = tuple(BBStar(random_butterfly(e * n, rng), random_butterfly(e * n, rng)) for _ in range(w))
     return Kaleidoscope(n, e, terms)
 
@@ -149,6 +153,8 @@ def compile_kaleidoscope(K: Kaleidoscope, n: int, d: int) -> Stack:
     >>> compile_kaleidoscope(symbolic_kaleidoscope(4, 2, 1), 2, 2).signature
     Signature(N=2, L=11, d=2, N_int=4, d_int=6)
     """
+    if not isinstance(K, Kaleidoscope):
+        raise HypothesisError(f"K: expected a Kaleidoscope, got {type(K).__name__}")
     check_pow2(n, "n")
     check_pow2(d, "d")
     if K.n != n * d:

@@ -52,9 +52,11 @@ from typing import Any
 import numpy as np
 
 from ..model import HypothesisError, Layer, Stack, as_param
+from ..parametric.algebra import X, fblock, pones, psym, pzeros
+from ..parametric.check import PLayer, stack_at
 from .params import gate_layer, unit_filter
 
-__all__ = ["remember", "remember_as_printed", "remember_family", "required_length"]
+__all__ = ["copy_offset", "remember", "remember_as_printed", "remember_family", "remember_layers", "required_length"]
 
 
 def required_length(n: int, m: int, s: int) -> int:
@@ -131,6 +133,28 @@ def _filter(K: int, taps: list[tuple[int, Any]], d: int) -> np.ndarray:
     return out
 
 
+def remember_layers(n, m, s, M, k) -> tuple:
+    """The two layers of the family behind :func:`remember`, with sizes as symbols or integers.
+
+    Layer 1 (causal): (p | 0 | 1^m at row c = n+s+k | 0) ⊙ ((h + X^k) * y);
+    layer 2 (circular): (1^{n+s+m} | 0) ⊙ ((1 + X^{M−k}) ⊛ z¹).  ``h`` (n rows) and
+    ``p`` (n+s rows) are named blocks: symbols, or the values given to :func:`stack_at`.
+    This is the one source of the construction: the all-sizes proof
+    (:mod:`symconv.parametric.remember`) and the concrete stacks both use it.
+    """
+    c = n + s + k
+    layer1 = PLayer(fblock("h", n) + X**k, psym("p", n + s) | pzeros(c - n - s) | pones(m) | pzeros(M - c - m),
+                    label="(p | 0 | 1^m at c) ⊙ ((h + X^k) * y)")
+    layer2 = PLayer(1 + X**(M - k), pones(n + s + m) | pzeros(M - n - s - m), conv="circular",
+                    label="(1^{n+s+m} | 0) ⊙ ((1 + X^{N'-k}) ⊛ z¹)")
+    return (layer1, layer2)
+
+
+def copy_offset(n, m, s):
+    """The copy offset k = c − n − s of :func:`remember`, c = max(2n+s+m−1, 2n+2s) (integers)."""
+    return max(2 * n + s + m - 1, 2 * n + 2 * s) - n - s
+
+
 def remember_family(N_int: int, n: int, m: int, s: int, k: int, h: Any, p: Any, d: int = 1,
                     N: int | None = None) -> Stack:
     """The two-layer family behind :func:`remember`, for any copy offset 1 ≤ k < N'.
@@ -149,15 +173,8 @@ def remember_family(N_int: int, n: int, m: int, s: int, k: int, h: Any, p: Any, 
         raise HypothesisError(
             f"k: the copy of v at rows [n+s+k, n+s+k+m) must fit in N' = {N_int} with 1 <= k < N'; got k = {k!r}"
         )
-    ones = np.ones((1, d), dtype=int)
-    g1 = _filter(max(n, k + 1), [(0, h), (k, ones)], d)
-    b1 = _column(N_int, [(0, p), (c, np.ones((m, d), dtype=int))], d)
-    layer1 = gate_layer(g1, b1, 0, d=d, label=f"(p | 0 | 1^m@{c}) ⊙ ((h + X^{k}) * y)")
-    r = (N_int - k) % N_int
-    g2 = _filter(r + 1, [(0, ones), (r, ones)], d)
-    b2 = _column(N_int, [(0, np.ones((n + s + m, d), dtype=int))], d)
-    layer2 = gate_layer(g2, b2, 0, conv="circular", d=d, label=f"(1^{n + s + m} | 0) ⊙ ((1 + X^{r}) ⊛ z¹)")
-    return Stack(N, d, (layer1, layer2), N_int, d, name=f"remember(n={n}, m={m}, s={s}; k={k})")
+    return stack_at(remember_layers(n, m, s, N_int, k), N, N_int, d=d, values={"h": h, "p": p},
+                    name=f"remember(n={n}, m={m}, s={s}; k={k})")
 
 
 def remember(N: int, n: int, m: int, s: int, t: int, h: Any, p: Any, d: int = 1,
@@ -182,8 +199,7 @@ def remember(N: int, n: int, m: int, s: int, t: int, h: Any, p: Any, d: int = 1,
             f"N_int: remember needs N' >= max(2n+s+2m-1, 2n+2s+m) = {need} for n={n}, m={m}, s={s}; "
             f"got N' = {N_int} (pass a larger N_int)"
         )
-    c = max(2 * n + s + m - 1, 2 * n + 2 * s)
-    st = remember_family(N_int, n, m, s, c - n - s, h, p, d, N=N)
+    st = remember_family(N_int, n, m, s, copy_offset(n, m, s), h, p, d, N=N)
     return Stack(N, d, st.layers, N_int, d, name=f"remember(n={n}, m={m}, s={s}, t={t})")
 
 

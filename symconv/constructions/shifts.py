@@ -1,17 +1,21 @@
-"""Prop. H.8: shift_down and shift_up.
+"""Prop. H.8: shift_down and shift_up, written once with symbolic sizes.
 
 ``shift_down(y, s)`` moves every channel down by s rows (zeros enter at the
 top): one causal layer BaseConv(y, 0, e_s, 1, 0), since e_s(X)·y(X) = X^s·y(X).
 
 ``shift_up(y, s)`` moves every channel up by s rows (zeros enter at the
 bottom).  The paper's route is three layers: a circular convolution with e_0
-said to reverse the sequence, shift_down, and the same convolution again.
-:func:`shift_up_as_printed` builds exactly that, under either reading of ⊛;
-:func:`shift_up` is a construction that does compute shift_up: one circular
-layer with filter e_{N−s} (a cyclic shift up by s) masked by (1^{N−s} | 0^s).
-No causal stack of any depth or internal size computes shift_up for s ≥ 1:
-output row 0 would have to depend on input row s
-(see :mod:`symconv.dependency`).
+said to reverse the sequence, shift_down, and the same convolution again
+(:func:`shift_up_printed_layers`, under either reading of ⊛).  A construction
+that does compute shift_up is one circular layer with filter e_{N−s} (a cyclic
+shift up by s) masked by (1^{N−s} | 0^s) (:func:`shift_up_layer`).  No causal
+stack of any depth or internal size computes shift_up for s ≥ 1: output row 0
+would have to depend on input row s (see :mod:`symconv.dependency`).
+
+Each construction is a function of the sizes returning block-algebra layers
+(:class:`~symconv.parametric.check.PLayer`); the sizes may be symbols (the
+all-sizes proofs) or integers, and the concrete stacks below are their
+instantiations.
 
 >>> from symconv.blocks import sym
 >>> from symconv.symbolic import evaluate
@@ -21,39 +25,55 @@ output row 0 would have to depend on input row s
 from __future__ import annotations
 
 from ..model import HypothesisError, Stack
-from .params import gate_layer, mask, unit_filter
+from ..parametric.algebra import X, pones, pzeros
+from ..parametric.check import PLayer, stack_at
+from ..parametric.linear import Lin
 
 
 def _check_shift(N: int, s: int) -> None:
-    if not isinstance(s, int) or s < 0:
+    if isinstance(s, bool) or not isinstance(s, int) or s < 0:
         raise HypothesisError(f"s: the shift must be a non-negative integer, got {s!r}")
+    if isinstance(N, bool) or not isinstance(N, int) or N < 1:
+        raise HypothesisError(f"N: the length must be a positive integer, got {N!r}")
     if s >= N:
         raise HypothesisError(f"s: shift s = {s} must be below N = {N} (hypothesis 0 <= s < N)")
+
+
+def shift_down_layer(N: Lin | int, s: Lin | int) -> PLayer:
+    """BaseConv(y, 0, e_s, 1, 0): e_s(X)·y(X) = X^s·y(X), cut below X^N."""
+    return PLayer(X**s, 1, label="e_s * y")
+
+
+def shift_up_layer(N: Lin | int, s: Lin | int) -> PLayer:
+    """One circular layer (1^{N−s} | 0^s) ⊙ (e_{N−s} ⊛ y): a cyclic shift up by s, masked."""
+    return PLayer(X**(N - s), pones(N - s) | pzeros(s), conv="circular", label="(1^{N-s} | 0^s) ⊙ (e_{N-s} ⊛ y)")
+
+
+def shift_up_printed_layers(N: Lin | int, s: Lin | int, circ: str = "circular") -> tuple:
+    """The paper's three layers for shift_up, literally: (⊛ e_0), shift_down(s), (⊛ e_0).
+
+    ``circ`` is the convolution used for the paper's ⊛ (its definition, equation 4,
+    is not in the parts we have).
+    """
+    rev = PLayer(X**0, 1, conv=circ, label="y ⊛ e_0 (claimed reversal)")
+    return (rev, shift_down_layer(N, s), rev)
 
 
 def shift_down(N: int, s: int, d: int = 1) -> Stack:
     """One causal layer: out[i] = y[i − s] for i ≥ s, 0 above (Prop. H.8)."""
     _check_shift(N, s)
-    layer = gate_layer(unit_filter(s, d), [[1]], 0, d=d, label=f"e_{s} * y")
-    return Stack(N, d, (layer,), name=f"shift_down(s={s})")
+    return stack_at((shift_down_layer(N, s),), N, N, d=d, name=f"shift_down(s={s})")
 
 
 def shift_up_as_printed(N: int, s: int, d: int = 1, circ: str = "circular") -> Stack:
-    """The paper's three layers for shift_up, literally: (⊛ e_0), shift_down(s), (⊛ e_0).
-
-    ``circ`` is the convolution mode used for the paper's ⊛ (the definition,
-    equation 4, is not in the parts we have).
-    """
+    """The paper's three layers for shift_up, literally (see :func:`shift_up_printed_layers`)."""
     _check_shift(N, s)
-    rev = gate_layer(unit_filter(0, d), [[1]], 0, conv=circ, d=d, label="y ⊛ e_0 (claimed reversal)")
-    down = shift_down(N, s, d).layers[0]
-    return Stack(N, d, (rev, down, rev), name=f"shift_up as printed (⊛={circ})")
+    if circ not in ("causal", "circular"):
+        raise HypothesisError(f"circ: expected 'causal' or 'circular', got {circ!r}")
+    return stack_at(shift_up_printed_layers(N, s, circ), N, N, d=d, name=f"shift_up as printed (⊛={circ})")
 
 
 def shift_up(N: int, s: int, d: int = 1) -> Stack:
     """One circular layer: out[i] = y[i + s] for i < N − s, 0 below."""
     _check_shift(N, s)
-    k = (N - s) % N
-    layer = gate_layer(unit_filter(k, d), mask(N, (0, N - s)), 0, conv="circular", d=d,
-                       label=f"(1^{N - s} | 0^{s}) ⊙ (e_{k} ⊛ y)")
-    return Stack(N, d, (layer,), name=f"shift_up(s={s})")
+    return stack_at((shift_up_layer(N, s),), N, N, d=d, name=f"shift_up(s={s})")

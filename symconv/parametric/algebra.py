@@ -163,11 +163,6 @@ class PSeq:
         """The same pieces in a column of another length (padding by zeros)."""
         return PSeq(lin(length), self.pieces, self.nonneg + (lin(length) - self.length,))
 
-    def _repr_latex_(self) -> str:  # pragma: no cover - display only
-        from ..latex import pseq_latex
-
-        return "$" + pseq_latex(self) + "$"
-
 
 def psym(name: str, length: LinLike) -> PSeq:
     """The named block ``name`` of symbolic length (x(X), S(X) in the proofs).

@@ -427,7 +427,7 @@ def _check_once(desc: Description, facts: Facts) -> PResult:
 # ---------------------------------------------------------------- instantiation
 
 
-def _atom_entry(atom: Atom, i: int, j: int, sizes: Mapping[str, int], cache: dict) -> sympy.Expr:
+def _atom_entry(atom: Atom, i: int, j: int, sizes: Mapping[str, int], cache: dict, values=None) -> sympy.Expr:
     key = (atom, i, j)
     if key in cache:
         return cache[key]
@@ -435,25 +435,29 @@ def _atom_entry(atom: Atom, i: int, j: int, sizes: Mapping[str, int], cache: dic
     if not 0 <= i < n:
         raise HypothesisError(f"{atom.text()}: row {i} is outside its length {n}")
     if atom.is_input():
-        v = sympy.Symbol(f"{atom.name}[{i},{j}]")
+        if values is not None and atom.name in values:
+            a = values[atom.name]
+            v = a[i, j if a.shape[1] > 1 else 0]
+        else:
+            v = sympy.Symbol(f"{atom.name}[{i},{j}]")
     elif atom.op == "conv":
         a, b = atom.args
         na, nb = a.length.at(sizes), b.length.at(sizes)
         v = sympy.Integer(0)
         for k in range(max(0, i - nb + 1), min(na, i + 1)):
-            v += _atom_entry(a, k, j, sizes, cache) * _atom_entry(b, i - k, j, sizes, cache)
+            v += _atom_entry(a, k, j, sizes, cache, values) * _atom_entry(b, i - k, j, sizes, cache, values)
     else:
         (a, b), (delta,) = atom.args, atom.offsets
         k = i + delta.at(sizes)
         if 0 <= k < b.length.at(sizes):
-            v = _atom_entry(a, i, j, sizes, cache) * _atom_entry(b, k, j, sizes, cache)
+            v = _atom_entry(a, i, j, sizes, cache, values) * _atom_entry(b, k, j, sizes, cache, values)
         else:
             v = sympy.Integer(0)
     cache[key] = v
     return v
 
 
-def instantiate(seq: PSeq, sizes: Mapping[str, int], d: int = 1) -> np.ndarray:
+def instantiate(seq: PSeq, sizes: Mapping[str, int], d: int = 1, values=None) -> np.ndarray:
     """The column at concrete sizes, as a length×d object array of sympy entries.
 
     >>> from symconv.parametric import psym, pzeros, size
@@ -476,12 +480,12 @@ def instantiate(seq: PSeq, sizes: Mapping[str, int], d: int = 1) -> np.ndarray:
         lo = p.lo.at(sizes)
         for i in range(n):
             for j in range(d):
-                v = c if p.atom is None else c * _atom_entry(p.atom, lo + i, j, sizes, cache)
+                v = c if p.atom is None else c * _atom_entry(p.atom, lo + i, j, sizes, cache, values)
                 out[a + i, j] = out[a + i, j] + v
     return out
 
 
-def filter_taps(h: PFilter, sizes: Mapping[str, int], d: int = 1) -> np.ndarray:
+def filter_taps(h: PFilter, sizes: Mapping[str, int], d: int = 1, values=None) -> np.ndarray:
     """The filter at concrete sizes as a K×d array of taps (K = highest offset + 1).
 
     >>> from symconv.parametric import X
@@ -501,7 +505,7 @@ def filter_taps(h: PFilter, sizes: Mapping[str, int], d: int = 1) -> np.ndarray:
             cache: dict = {}
             for i in range(t.atom.length.at(sizes)):
                 for j in range(d):
-                    entries[(k + i, j)] = entries.get((k + i, j), 0) + c * _atom_entry(t.atom, i, j, sizes, cache)
+                    entries[(k + i, j)] = entries.get((k + i, j), 0) + c * _atom_entry(t.atom, i, j, sizes, cache, values)
     K = max([k for k, _ in entries] + [0]) + 1
     out = np.empty((K, d), dtype=object)
     out[...] = sympy.Integer(0)
@@ -529,6 +533,100 @@ def _pad(a: np.ndarray, rows: int) -> np.ndarray:
     return np.concatenate([a, pad], axis=0)
 
 
+def _constant_column(seq: PSeq, sizes: Mapping[str, int]) -> np.ndarray | None:
+    """An (L, 1) object array of numbers for a column with no named blocks (None otherwise); fast for long columns."""
+    if any(p.atom is not None for p in seq.pieces):
+        return None
+    L = seq.length.at(sizes)
+    if L < 0:
+        raise HypothesisError(f"sizes: column length {seq.length} is negative at {dict(sizes)}")
+    out = np.zeros((L, 1), dtype=object)
+    for p in seq.pieces:
+        a, n = p.start.at(sizes), p.length.at(sizes)
+        if n <= 0:
+            continue
+        if a < 0 or a + n > L:
+            raise HypothesisError(f"sizes: a block at rows [{a}, {a + n}) leaves the column of length {L}")
+        c = int(p.coef) if p.coef.denominator == 1 else p.coef
+        out[a:a + n, 0] = out[a:a + n, 0] + c
+    if L and all(v == out[0, 0] for v in out[:, 0]):
+        return out[:1]  # one row, broadcast over N'
+    return out
+
+
+def _constant_taps(h: PFilter, sizes: Mapping[str, int]) -> np.ndarray | None:
+    if any(t.atom is not None for t in h.terms):
+        return None
+    entries: dict = {}
+    for t in h.terms:
+        k = t.offset.at(sizes)
+        if k < 0:
+            raise HypothesisError(f"h: filter offset {t.offset} is negative at {dict(sizes)}")
+        entries[k] = entries.get(k, 0) + t.coef
+    K = max(list(entries) + [0]) + 1
+    out = np.zeros((K, 1), dtype=object)
+    for k, c in entries.items():
+        out[k, 0] = int(c) if c.denominator == 1 else c
+    return out
+
+
+def layer_at(pl: PLayer, N_int, sizes: Mapping[str, int], d: int = 1, values=None):
+    """The concrete :class:`~symconv.model.Layer` of a PLayer on an N'×d state at ``sizes``.
+
+    Constant filters and masks become short integer arrays (one column, broadcast
+    over the channels), so long concrete stacks stay cheap.
+
+    >>> from symconv.parametric import X, size
+    >>> l = layer_at(PLayer(X**size("s"), 1), 5, {"s": 2})
+    >>> l.h.ravel().tolist(), l.b1.shape
+    ([0, 0, 1], (1, 1))
+    """
+    from ..model import Layer
+
+    N_int = lin(N_int)
+    Ni = N_int.at(sizes)
+    W = np.zeros((d, d), dtype=int).astype(object)
+    h = _constant_taps(pl.h, sizes)
+    if h is None:
+        h = filter_taps(pl.h, sizes, d, values)
+    h = _fold(h, Ni) if pl.conv == "circular" and h.shape[0] > Ni else h[:Ni]
+    if not h.shape[0]:
+        h = np.zeros((1, h.shape[1]), dtype=object)
+    if h.shape[1] != d:
+        h = np.repeat(h, d, axis=1)  # the same taps in every channel
+    cols = {}
+    for name in ("b1", "b2"):
+        col = pl.column(name, N_int)
+        c = _constant_column(col, sizes)
+        cols[name] = c if c is not None else instantiate(col, sizes, d, values)
+    return Layer(W=W, h=h, b1=cols["b1"], b2=cols["b2"], conv=pl.conv, label=pl.label)
+
+
+def _as_values(v: Any, name: str) -> np.ndarray:
+    from ..model import as_param
+
+    return as_param(v, name)
+
+
+def stack_at(layers: Sequence[PLayer], N, N_int, sizes: Mapping[str, int] | None = None, d: int = 1,
+             name: str = "", values: Mapping[str, Any] | None = None):
+    """The concrete :class:`~symconv.model.Stack` of PLayers (sizes may be plain integers).
+
+    >>> from symconv.parametric import X
+    >>> stack_at((PLayer(X**1, 1),), 4, 4).signature.L
+    1
+
+    ``values`` gives the entries of named blocks (parameters such as the filter h or
+    the gate p of Prop. H.10) instead of symbols.
+    """
+    from ..model import Stack
+
+    sizes = dict(sizes or {})
+    Ni = lin(N_int).at(sizes)
+    vals = None if values is None else {k: _as_values(v, k) for k, v in values.items()}
+    return Stack(lin(N).at(sizes), d, tuple(layer_at(pl, N_int, sizes, d, vals) for pl in layers), Ni, d, name=name)
+
+
 def instance_at(desc, sizes: Mapping[str, int], d: int = 1):
     """The concrete :class:`~symconv.claims.Instance` a description stands for at ``sizes``.
 
@@ -541,20 +639,10 @@ def instance_at(desc, sizes: Mapping[str, int], d: int = 1):
     """
     from ..blocks import Block
     from ..claims import Instance, Step
-    from ..model import Layer, Stack
 
     if isinstance(desc, Cases):
         desc = desc.pick(sizes)
-    Ni = desc.N_int.at(sizes)
-    layers = []
-    for pl in desc.layers:
-        W = np.empty((d, d), dtype=object)
-        W[...] = sympy.Integer(0)
-        h = filter_taps(pl.h, sizes, d)
-        h = _fold(h, Ni) if pl.conv == "circular" else h[:Ni]
-        layers.append(Layer(W=W, h=h, b1=instantiate(pl.column("b1", desc.N_int), sizes, d),
-                            b2=instantiate(pl.column("b2", desc.N_int), sizes, d), conv=pl.conv, label=pl.label))
-    stack = Stack(desc.input.length.at(sizes), d, tuple(layers), Ni, d, name="description")
+    stack = stack_at(desc.layers, desc.input.length, desc.N_int, sizes, d, name=desc.note or "description")
     steps = tuple(Step(s.label, s.layers, Block(instantiate(s.expected.at(desc.N_int), sizes, d), s.label))
                   for s in desc.steps)
     return Instance(Block(instantiate(desc.input, sizes, d), "input"), stack,

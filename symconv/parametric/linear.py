@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from typing import Iterable, Mapping, Union
@@ -42,10 +42,21 @@ class Lin:
 
     terms: tuple = ()
     const: int = 0
+    order: tuple = field(default=(), compare=False, repr=False)  # display order: as first written
 
     @staticmethod
-    def make(coeffs: Mapping[str, int], const: int = 0) -> "Lin":
-        return Lin(tuple(sorted((k, int(v)) for k, v in coeffs.items() if v)), int(const))
+    def make(coeffs: Mapping[str, int], const: int = 0, order: Iterable[str] = ()) -> "Lin":
+        terms = tuple(sorted((k, int(v)) for k, v in coeffs.items() if v))
+        live = {k for k, _ in terms}
+        shown = [k for k in dict.fromkeys(order) if k in live]
+        shown += [k for k, _ in terms if k not in shown]
+        return Lin(terms, int(const), tuple(shown))
+
+    def names(self) -> tuple:
+        """The symbols in the order they were first written (for display)."""
+        live = [k for k, _ in self.terms]
+        shown = [k for k in self.order if k in live]
+        return tuple(shown + [k for k in live if k not in shown])
 
     def coeffs(self) -> dict:
         return dict(self.terms)
@@ -55,12 +66,10 @@ class Lin:
         c = self.coeffs()
         for k, v in o.terms:
             c[k] = c.get(k, 0) + v
-        return Lin.make(c, self.const + o.const)
-
-    __radd__ = __add__
+        return Lin.make(c, self.const + o.const, self.names() + o.names())
 
     def __neg__(self) -> "Lin":
-        return Lin.make({k: -v for k, v in self.terms}, -self.const)
+        return Lin.make({k: -v for k, v in self.terms}, -self.const, self.names())
 
     def __sub__(self, other: "LinLike") -> "Lin":
         return self + (-lin(other))
@@ -68,10 +77,13 @@ class Lin:
     def __rsub__(self, other: "LinLike") -> "Lin":
         return lin(other) - self
 
+    def __radd__(self, other: "LinLike") -> "Lin":
+        return lin(other) + self
+
     def __mul__(self, k: int) -> "Lin":
         if isinstance(k, bool) or not isinstance(k, int):
             raise HypothesisError(f"k: offsets scale by integers only, got {k!r}")
-        return Lin.make({s: v * k for s, v in self.terms}, self.const * k)
+        return Lin.make({s: v * k for s, v in self.terms}, self.const * k, self.names())
 
     __rmul__ = __mul__
 
@@ -91,7 +103,8 @@ class Lin:
 
     def __str__(self) -> str:
         out = ""
-        for k, v in self.terms:
+        c = self.coeffs()
+        for k, v in ((k, c[k]) for k in self.names()):
             mag = "" if abs(v) == 1 else str(abs(v))
             if not out:
                 out = ("-" if v < 0 else "") + mag + k
@@ -106,6 +119,27 @@ class Lin:
 
     def __repr__(self) -> str:
         return f"Lin({self})"
+
+    # comparisons build size relations (data for a Hypothesis), never truth values
+    def __le__(self, other: "LinLike"):
+        from ..hypotheses import Rel
+
+        return Rel(self, "<=", lin(other))
+
+    def __lt__(self, other: "LinLike"):
+        from ..hypotheses import Rel
+
+        return Rel(self, "<", lin(other))
+
+    def __ge__(self, other: "LinLike"):
+        from ..hypotheses import Rel
+
+        return Rel(self, ">=", lin(other))
+
+    def __gt__(self, other: "LinLike"):
+        from ..hypotheses import Rel
+
+        return Rel(self, ">", lin(other))
 
 
 LinLike = Union[Lin, int]

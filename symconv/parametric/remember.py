@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from .algebra import X, fblock, pconv, phad, pones, psym, pzeros
-from .check import Cases, Description, PLayer, PStep
-from .linear import Lin, ge
+from .algebra import pconv, phad, psym, pzeros
+from .check import Cases, Description, PStep
+from .linear import Lin
 
 __all__ = ["describe"]
 
@@ -30,30 +30,29 @@ def describe(z: Mapping[str, Lin], internal: str = "max") -> Cases:
     hypothesis n + m + s + t <= N only); ``internal="N"``: N' = N, with
     N >= max(2n+s+2m−1, 2n+2s+m) as a hypothesis.
 
+    The layers are :func:`symconv.constructions.remember.remember_layers` (one source);
+    the hypotheses (n + m + s + t <= N, and for ``"N"`` the size condition) are the
+    claim's, not the description's.
+
     >>> from symconv.parametric import size
-    >>> describe({k: size(k) for k in ("n", "m", "s", "t", "N")}, "N").le.facts[1:]
-    (Lin(N - 2m - 2n - s + 1), Lin(N - m - 2n - 2s))
+    >>> str(describe({k: size(k) for k in ("n", "m", "s", "t", "N")}, "N").le.N_int)
+    'N'
     """
     if internal not in ("max", "N"):
         from ..model import HypothesisError
 
         raise HypothesisError(f"internal: expected 'max' or 'N', got {internal!r}")
-    n, m, s, t, N = z["n"], z["m"], z["s"], z["t"], z["N"]
-    paper = ge(N, n + m + s + t)
-    fits = (ge(N, 2 * n + s + 2 * m - 1), ge(N, 2 * n + 2 * s + m))
+    n, m, s, N = z["n"], z["m"], z["s"], z["N"]
+    from ..constructions.remember import remember_layers
 
     def one(c: Lin, M: Lin) -> Description:
-        k = c - n - s
         x, v, p = psym("x", n), psym("v", m), psym("p", n + s)
         phx = phad(p, pconv(psym("h", n), x))            # p ⊙ (h ∗ x), n + s rows
         y = x | pzeros(s) | v | pzeros(N - n - s - m)
-        layer1 = PLayer(fblock("h", n) + X**k, p | pzeros(c - n - s) | pones(m) | pzeros(M - c - m))
-        layer2 = PLayer(1 + X**(M - k), pones(n + s + m) | pzeros(M - n - s - m), conv="circular")
         z1 = phx | pzeros(c - n - s) | v | pzeros(M - c - m)
         out = phx | v | pzeros(N - n - s - m)
-        facts = (paper,) if internal == "max" else (paper,) + fits
-        return Description(y, (layer1, layer2), out, (PStep("z¹ = (p ⊙ (h∗x) | 0 | v at row c)", 1, z1),),
-                           facts=facts, N_int=M)
+        return Description(y, remember_layers(n, m, s, M, c - n - s), out,
+                           (PStep("z¹ = (p ⊙ (h∗x) | 0 | v at row c)", 1, z1),), N_int=M)
 
     def branch(c: Lin, need: Lin):
         if internal == "N":
@@ -61,4 +60,4 @@ def describe(z: Mapping[str, Lin], internal: str = "max") -> Cases:
         return Cases(N, need, one(c, need), one(c, N))
 
     return Cases(s, m - 1, branch(2 * n + s + m - 1, 2 * n + s + 2 * m - 1),
-                 branch(2 * n + 2 * s, 2 * n + 2 * s + m), facts=(paper,))
+                 branch(2 * n + 2 * s, 2 * n + 2 * s + m))

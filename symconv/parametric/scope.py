@@ -1,15 +1,12 @@
-"""The all-sizes check behind ``verify``: scope of a verdict for a variant with a description.
+"""The all-sizes check behind ``verify``: the scope of a verdict for a variant with a construction.
 
-A :class:`~symconv.claims.Variant` may carry ``parametric``: a callable taking
-the size symbols (a dict name → :class:`~symconv.parametric.linear.Lin`) and
-returning a :class:`~symconv.parametric.check.Description` (or
-:class:`~symconv.parametric.check.Cases`).  :func:`all_sizes` checks it for
-every size the hypotheses allow and decides the scope of the verdict.  It
-trusts the description only after comparing it with what the variant builds
-at every swept size (input, layers, expected output, steps) and checking, on
-the swept box, that its hypotheses admit every size the claim's do (it may
-prove more than is claimed, never less); the concrete sweep always runs too,
-and the two answers must agree.
+A :class:`~symconv.claims.Variant` with a ``construction`` is written once with
+symbolic sizes (a :class:`~symconv.parametric.check.Description` or
+:class:`~symconv.parametric.check.Cases`).  Its concrete instances are
+instantiations of it, and :func:`all_sizes` checks that same object for every
+size the claim's hypotheses allow (the facts come from the claim's Hypothesis
+objects, never from the description).  The concrete sweep always runs too, and
+the two answers must agree.
 
 >>> from symconv.registry import load_claims
 >>> from symconv.claims import verify
@@ -19,11 +16,10 @@ and the two answers must agree.
 """
 from __future__ import annotations
 
-import itertools
 from typing import Any, Mapping, Sequence
 
 from ..model import HypothesisError
-from .check import Cases, Description, PResult, base_facts, check, cross_check
+from .check import Cases, Description, PResult, base_facts, check
 from .algebra import PSeq
 from .linear import Facts, lin, size
 
@@ -38,19 +34,23 @@ def symbols_for(claim) -> dict:
     return {p.name: size(p.name) for p in claim.sizes}
 
 
-def facts_for(claim, desc) -> Facts:
-    """The claim's least sizes (for the sizes the description uses) plus its common hypotheses.
+def facts_for(claim, desc, variant=None) -> Facts:
+    """The facts of the all-sizes proof: least sizes, the claim's hypotheses, the variant's ``where``.
 
-    A SizeParam's ``hi`` only bounds the sweep, so it is not a hypothesis here.
+    Every fact comes from the claim's Hypothesis objects (written once), never from
+    the description; a SizeParam's ``hi`` is a cost cap, so it is not a fact.
 
     >>> from symconv.registry import load_claims
     >>> c = [c for c in load_claims() if c.name == "add_n"][0]
     >>> str(describe(c, c.variants[0])[1])
-    'n - 1 >= 0, N - 2 >= 0, N - 2n >= 0'
+    'n - 1 >= 0, N - 2 >= 0, d - 1 >= 0, N - 2n >= 0'
     """
-    used = desc_symbols(desc)
-    lower = {p.name: p.lo for p in claim.sizes if p.name in used}
-    return base_facts(lower) + Facts.of(*desc.facts)
+    lower = {p.name: p.lo for p in claim.sizes}
+    forms = [f for h in claim.hypotheses for f in h.forms()]
+    where = getattr(variant, "where", None) if variant is not None else None
+    if where is not None:
+        forms += list(where.forms())
+    return base_facts(lower) + Facts.of(*forms) + Facts.of(*getattr(desc, "facts", ()))
 
 
 def holds_at(desc, facts: Facts, sizes: Mapping[str, int]) -> bool:
@@ -97,36 +97,30 @@ def desc_symbols(desc) -> set:
 
 
 def describe(claim, variant) -> tuple[Description, Facts] | None:
-    """The description of a variant and its facts, or None when it has none.
+    """The construction of a variant at symbolic sizes and the facts of its proof, or None.
 
     >>> from symconv.registry import load_claims
     >>> c = [c for c in load_claims() if c.name == "hadamard"][0]
     >>> describe(c, c.variants[0]) is None
     True
     """
-    fn = getattr(variant, "parametric", None)
-    if fn is None:
+    if getattr(variant, "construction", None) is None:
         return None
-    desc = fn(symbols_for(claim))
+    desc = variant.symbolic(claim)
     if not isinstance(desc, (Description, Cases)):
         raise HypothesisError(
-            f"{claim.id} {variant.name}: parametric must return a Description or Cases, got {type(desc).__name__}"
+            f"{claim.id} {variant.name}: a construction must return a Description or Cases, got {type(desc).__name__}"
         )
-    return desc, facts_for(claim, desc)
-
-
-def _box(claim, sweep: Sequence[Mapping[str, int]]) -> list[dict]:
-    top = max((max(s.values()) for s in sweep if s), default=1)
-    ranges = [range(p.lo, min(p.hi if p.hi is not None else top, top) + 1) for p in claim.sizes]
-    names = [p.name for p in claim.sizes]
-    return [dict(zip(names, combo)) for combo in itertools.product(*ranges)]
+    return desc, facts_for(claim, desc, variant)
 
 
 def all_sizes(claim, variant, sweep: Sequence[Mapping[str, int]], concrete_fails: bool) -> tuple[str | None, str]:
-    """(scope or None, note) for a variant: "all sizes" when the description decides it.
+    """(scope or None, note) for a variant with a construction: "all sizes" when the block algebra decides it.
 
-    None keeps the concrete sweep's scope; the note says why (the undecided
-    comparison, a description that does not match the built stack, ...).
+    None keeps the concrete box as the scope; the note says why (the undecided
+    comparison, ...).  The concrete instances of the sweep are instantiations of
+    this same construction, so the two answers must agree; where they do not,
+    the concrete verdict is kept and the note names the defect.
 
     >>> from symconv.registry import load_claims
     >>> c = [c for c in load_claims() if c.name == "shift_down"][0]
@@ -137,25 +131,16 @@ def all_sizes(claim, variant, sweep: Sequence[Mapping[str, int]], concrete_fails
     if got is None:
         return None, ""
     desc, facts = got
-    for s in _box(claim, sweep):
-        applies = variant.applies(s) if hasattr(variant, "applies") else True
-        if claim.holds_for(s) and applies and not holds_at(desc, facts, s):  # proving less than claimed
-            return None, (f"parametric: hypotheses {facts} leave out {s}, which the claim allows; "
-                          "verdict from the concrete sweep")
-    for s in sweep:
-        why = cross_check(desc, variant.build(s), s)
-        if why:
-            return None, f"parametric: description does not match the built stack at {s}: {why}"
     try:
         res = check(desc, facts)
     except HypothesisError as exc:  # a malformed description must not stop the concrete verdict
         return None, f"parametric: description rejected: {exc}; verdict from the concrete sweep"
     scope, note = _scope(res, concrete_fails, len(sweep))
     if scope and res.status == "fails":  # "fails for all sizes": every swept size must fail too
-        from ..claims import check_instance
+        from ..claims import check_all
 
         for s in sweep:
-            if check_instance(variant.build(s), s)[0] is None:
+            if check_all(variant.instance(s, claim), s)[0] is None:
                 return None, f"parametric: claims a failure for all sizes but {s} holds (a defect); concrete verdict kept"
     return scope, note
 

@@ -1,0 +1,310 @@
+"""The box of sizes a verdict covers: size parameters, cost caps, and what was really swept.
+
+A claim's sizes are :class:`SizeParam` s (a name and a least value).  A proof
+may cap a size (``hi``) or a product of sizes (:class:`Cap`, ``N·L <= 4``) to
+keep its exact check affordable; such a cap is a *cost* cap, never a
+hypothesis.  :func:`enumerate_box` lists the size assignments of a sweep, small
+to large; :class:`Box` records what a verdict really checked: per parameter the
+range swept, the number of points, the caps that made a range narrower than
+``--max-size`` (with the estimated time of lifting them), and the random
+instances used where parameters are random.
+
+>>> params = (SizeParam("N", 1, 3), SizeParam("L", 1, 3))
+>>> pts = enumerate_box(params, (Cap(("N", "L"), 4),), 8, lambda z: True)
+>>> len(pts), pts[0], pts[-1]
+(6, {'N': 1, 'L': 1}, {'N': 3, 'L': 1})
+>>> box = Box.of(params, (Cap(("N", "L"), 4),), pts, 8)
+>>> box.text()
+'N ≤ 3, L ≤ 3 (caps: N ≤ 3, L ≤ 3, N·L ≤ 4); 6 points'
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import re
+import statistics
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from .model import HypothesisError
+
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
+DEFAULT_MAX_SIZE = 8
+DEFAULT_TIME_BUDGET = 20.0  # seconds of estimated extra checking a raised cap may cost, per variant
+
+
+@dataclass(frozen=True)
+class SizeParam:
+    """A size of the claim, swept from ``lo`` up to ``--max-size``, or to its cost cap ``hi``.
+
+    >>> SizeParam("N", 2).symbol.at({"N": 5})
+    5
+    """
+
+    name: str
+    lo: int = 1
+    hi: int | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not _NAME.match(self.name):
+            raise HypothesisError(f"SizeParam.name: {self.name!r} must be letters and digits, starting with a letter")
+        for f in ("lo", "hi"):
+            v = getattr(self, f)
+            if v is None and f == "hi":
+                continue
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise HypothesisError(f"SizeParam.{f}: {self.name} needs a non-negative integer, got {v!r}")
+        if self.hi is not None and self.hi < self.lo:
+            raise HypothesisError(f"SizeParam.hi: cap {self.hi} of {self.name} is below its least value {self.lo}")
+
+    @property
+    def symbol(self):
+        from .parametric.linear import size
+
+        return size(self.name)
+
+
+@dataclass(frozen=True)
+class Cap:
+    """A cost cap on a product of sizes: ``Cap(("N", "L"), 4)`` is N·L ≤ 4.
+
+    >>> Cap(("N", "d"), 4).text, Cap(("N", "d"), 4).value({"N": 2, "d": 3})
+    ('N·d ≤ 4', 6)
+    """
+
+    names: tuple
+    limit: int
+
+    def __post_init__(self) -> None:
+        names = tuple(self.names) if not isinstance(self.names, str) else (self.names,)
+        if not names or not all(isinstance(n, str) and _NAME.match(n) for n in names):
+            raise HypothesisError(f"Cap.names: expected size names, got {self.names!r}")
+        if isinstance(self.limit, bool) or not isinstance(self.limit, int) or self.limit < 1:
+            raise HypothesisError(f"Cap.limit: expected a positive integer, got {self.limit!r}")
+        object.__setattr__(self, "names", names)
+
+    @property
+    def text(self) -> str:
+        return "·".join(self.names) + f" ≤ {self.limit}"
+
+    def value(self, sizes: Mapping[str, int]) -> int:
+        return math.prod(int(sizes[n]) for n in self.names)
+
+
+@dataclass(frozen=True)
+class CapStatus:
+    """A cap that made the sweep narrower than ``--max-size``, and what lifting it would cost."""
+
+    text: str
+    raised: bool = False
+    estimate_s: float | None = None  # estimated seconds to check the sizes it leaves out (up to --max-size)
+    reason: str = ""
+
+    def describe(self) -> str:
+        if self.raised:
+            return f"{self.text} raised to --max-size"
+        est = "" if self.estimate_s is None else f"; lifting it to --max-size: est. {fmt_seconds(self.estimate_s)}"
+        return f"{self.text} (cost cap{est}{'; ' + self.reason if self.reason else ''})"
+
+    def as_dict(self) -> dict:
+        return {"cap": self.text, "raised": self.raised,
+                "estimated_seconds": None if self.estimate_s is None else round(self.estimate_s, 1),
+                "reason": self.reason}
+
+
+def fmt_seconds(s: float) -> str:
+    """``0.4 s``, ``12 s``, ``3.2 min``, ``5.1 h``, ``2.0 days``.
+
+    >>> fmt_seconds(0.42), fmt_seconds(190), fmt_seconds(7200)
+    ('0.4 s', '3.2 min', '2.0 h')
+    """
+    if s < 10:
+        return f"{s:.1f} s"
+    if s < 120:
+        return f"{s:.0f} s"
+    if s < 7200 and s / 60 < 120:
+        return f"{s / 60:.1f} min"
+    if s < 2 * 86400:
+        return f"{s / 3600:.1f} h"
+    return f"{s / 86400:.1f} days"
+
+
+def _ranges(params: Sequence[SizeParam], max_size: int, raised: frozenset) -> list:
+    out = []
+    for p in params:
+        top = max_size if (p.hi is None or p.name in raised) else min(p.hi, max_size)
+        out.append(range(p.lo, max(top, p.lo - 1) + 1))
+    return out
+
+
+def enumerate_box(params: Sequence[SizeParam], caps: Sequence[Cap], max_size: int,
+                  admits: Callable[[Mapping[str, int]], bool], raised: frozenset = frozenset()) -> list:
+    """Every size assignment within the ranges and caps (``raised``: names of lifted caps), small first."""
+    names = [p.name for p in params]
+    live = [c for c in caps if c.text not in raised]
+    pts = []
+    for combo in itertools.product(*_ranges(params, max_size, raised)):
+        z = dict(zip(names, combo))
+        if all(c.value(z) <= c.limit for c in live) and admits(z):
+            pts.append(z)
+    pts.sort(key=lambda s: (sum(s.values()), tuple(s.values())))
+    return pts
+
+
+def cap_names(params: Sequence[SizeParam], caps: Sequence[Cap], max_size: int) -> list:
+    """The caps (size caps ``N ≤ 3`` by name, product caps by text) that narrow the sweep at ``max_size``."""
+    out = [p.name for p in params if p.hi is not None and p.hi < max_size]
+    out += [c.text for c in caps if c.limit < max_size ** len(c.names)]
+    return out
+
+
+def cap_text(params: Sequence[SizeParam], key: str) -> str:
+    for p in params:
+        if p.name == key:
+            return f"{p.name} ≤ {p.hi}"
+    return key
+
+
+@dataclass(frozen=True)
+class Box:
+    """What a verdict checked: ranges per size, points, caps, random instances, narrowing.
+
+    ``checked``: ((name, lo, hi), ...) over the points swept; ``caps``: the
+    :class:`CapStatus` of every cap that kept a range below ``--max-size``.
+    """
+
+    checked: tuple
+    points: int
+    caps: tuple = ()
+    instances: str = ""
+    where: str = ""
+    given: bool = False  # sizes given explicitly, not swept
+
+    @staticmethod
+    def of(params: Sequence[SizeParam], caps: Sequence[Cap], points: Sequence[Mapping[str, int]], max_size: int,
+           statuses: Sequence[CapStatus] | None = None, instances: str = "", where: str = "",
+           given: bool = False) -> "Box":
+        checked = []
+        for p in params:
+            vals = [z[p.name] for z in points if p.name in z]
+            if vals:
+                checked.append((p.name, min(vals), max(vals)))
+        if statuses is None:
+            statuses = [CapStatus(cap_text(params, k)) for k in cap_names(params, caps, max_size)]
+        return Box(tuple(checked), len(points), tuple(statuses), instances, where, given)
+
+    def ranges(self) -> dict:
+        return {n: [lo, hi] for n, lo, hi in self.checked}
+
+    def text(self) -> str:
+        """``N ≤ 3, L ≤ 3 (caps: N ≤ 3, L ≤ 3, N·L ≤ 4); 39 points``; lower ends shown when above 1."""
+        if self.given:
+            head = "given sizes"
+        else:
+            parts = []
+            for n, lo, hi in self.checked:
+                if lo == hi:
+                    parts.append(f"{n} = {lo}")
+                elif lo > 1:
+                    parts.append(f"{lo} ≤ {n} ≤ {hi}")
+                else:
+                    parts.append(f"{n} ≤ {hi}")
+            head = ", ".join(parts) or "no sizes"
+        kept = [c.text for c in self.caps if not c.raised]
+        if kept:
+            head += f" (caps: {', '.join(kept)})"
+        if self.where:
+            head += f" with {self.where}"
+        tail = f"; {self.points} point{'s' if self.points != 1 else ''}"
+        if self.instances:
+            tail += f"; {self.instances}"
+        return head + tail
+
+    def short(self) -> str:
+        """The ranges only, capped ones starred: ``N≤8,s≤7,d≤2*: 72 pts``."""
+        if self.given:
+            return f"given: {self.points} pts"
+        capped = {c.text.split(" ")[0] for c in self.caps if not c.raised}
+        parts = []
+        for n, lo, hi in self.checked:
+            star = "*" if n in capped else ""
+            parts.append(f"{n}={lo}{star}" if lo == hi else (f"{lo}≤{n}≤{hi}{star}" if lo > 1 else f"{n}≤{hi}{star}"))
+        prod = [c.text.replace(" ", "") for c in self.caps if not c.raised and "·" in c.text]
+        body = ",".join(parts + prod)
+        return f"{body}: {self.points} pts"
+
+    def as_dict(self) -> dict:
+        return {"checked": self.ranges(), "points": self.points,
+                "capped_by": [c.as_dict() for c in self.caps if not c.raised],
+                "raised": [c.text for c in self.caps if c.raised],
+                "instances": self.instances or None, "where": self.where or None}
+
+
+def default_cost(sizes: Mapping[str, int]) -> float:
+    """Relative cost of one size point when a claim declares none: Π (size + 1)²."""
+    return float(math.prod((int(v) + 1) ** 2 for v in sizes.values())) or 1.0
+
+
+def fit_rate(timed: Sequence[tuple], cost: Callable[[Mapping[str, int]], float]) -> float | None:
+    """Seconds per unit of cost, from (sizes, seconds) of measured points (the upper quartile ratio).
+
+    >>> fit_rate([({"N": 1}, 0.004), ({"N": 3}, 0.016)], lambda z: z["N"] + 1)
+    0.004
+    """
+    ratios = sorted(t / max(cost(z), 1e-12) for z, t in timed if t >= 1e-3)
+    if not ratios:
+        total = sum(t for _, t in timed)
+        units = sum(cost(z) for z, _ in timed)
+        return total / units if units > 0 and total > 0 else None
+    if len(ratios) < 4:
+        return ratios[-1]
+    return statistics.quantiles(ratios, n=4)[-1]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The points of a sweep after deciding which caps ``--max-size`` may lift (see :func:`plan_raise`)."""
+
+    extra: tuple = field(default_factory=tuple)  # the additional points, small first
+    statuses: tuple = ()
+
+
+def plan_raise(params: Sequence[SizeParam], caps: Sequence[Cap], max_size: int,
+               admits: Callable[[Mapping[str, int]], bool], done: Sequence[Mapping[str, int]],
+               timed: Sequence[tuple], cost: Callable[[Mapping[str, int]], float] | None,
+               budget_s: float, raise_caps: bool) -> Plan:
+    """Decide, cap by cap, whether lifting it to ``max_size`` fits the time budget.
+
+    Without ``raise_caps`` nothing is lifted; each cap's status still carries
+    the estimated time of lifting it.  With it, caps are tried in order and a
+    cap is lifted when the estimated time of all the extra points so far stays
+    within ``budget_s``; otherwise it is kept, and its status says why.
+    """
+    cost = cost or default_cost
+    rate = fit_rate(timed, cost)
+    seen = {tuple(sorted(z.items())) for z in done}
+    keys = cap_names(params, caps, max_size)
+
+    def extra_for(raised: frozenset) -> list:
+        return [z for z in enumerate_box(params, caps, max_size, admits, raised)
+                if tuple(sorted(z.items())) not in seen]
+
+    def estimate(points: list) -> float | None:
+        return None if rate is None else rate * sum(cost(z) for z in points)
+
+    statuses, raised = [], frozenset()
+    for k in keys:
+        alone = estimate(extra_for(frozenset({k})))
+        if not raise_caps:
+            statuses.append(CapStatus(cap_text(params, k), False, alone))
+            continue
+        trial = raised | {k}
+        est = estimate(extra_for(trial))
+        if est is not None and est <= budget_s:
+            raised = trial
+            statuses.append(CapStatus(cap_text(params, k), True, est))
+        else:
+            why = (f"kept: lifting it would take est. {fmt_seconds(est)}, over the time budget of "
+                   f"{fmt_seconds(budget_s)} (--time-budget)") if est is not None else "kept: no timing to estimate from"
+            statuses.append(CapStatus(cap_text(params, k), False, est, why))
+    return Plan(tuple(extra_for(raised)) if raised else (), tuple(statuses))
