@@ -2,7 +2,8 @@
 
 The statement of Lemma H.7 is in a part of the paper we do not have; the later
 proofs (Lemma H.16) use it for Hadamard products with a constant, so that is
-what is checked here, with symbolic constants:
+what is checked here, with symbolic constants, for all N and d (each layer is written
+once with N as a symbol, in symconv.constructions.primitives):
 
     BaseConv(u, 0, e_0, c, 0) = c ⊙ (e_0 * u) = c ⊙ u,
     the identity is the case c = 1^{N×d},
@@ -10,10 +11,12 @@ what is checked here, with symbolic constants:
 """
 import numpy as np
 
-from symconv import Claim, Instance, Signature, SizeParam, Variant, sym, verify
-from symconv.blocks import Block
+from symconv import Claim, Signature, SizeParam, Variant, verify
 from symconv.claims import NumericCase
-from symconv.constructions.primitives import hadamard, identity, linear
+from symconv.constructions.primitives import (hadamard, hadamard_layer, identity, identity_layer, linear,
+                                              linear_layer)
+from symconv.parametric import Description, pmatmul, psym
+from symconv.parametric.algebra import phad
 
 SIZES = (SizeParam("N", 1), SizeParam("d", 1, 2))
 
@@ -22,24 +25,20 @@ def one_layer(s):
     return Signature(s["N"], 1, s["d"], s["N"], s["d"])
 
 
-def build_hadamard(s):
-    N, d = s["N"], s["d"]
-    u = sym("u", N, d)
-    c = sym("c", N, d)                      # the constant, symbolic
-    return Instance(u, hadamard(c.entries), c * u)
+def with_constant(z):
+    """c ⊙ u with c a named N×d block of symbols."""
+    u, c = psym("u", z["N"]), psym("c", z["N"])
+    return Description(u, (hadamard_layer(z["N"]),), phad(c, u))
 
 
-def build_identity(s):
-    u = sym("u", s["N"], s["d"])
-    return Instance(u, identity(s["N"], s["d"]), u)
+def itself(z):
+    u = psym("u", z["N"])
+    return Description(u, (identity_layer(),), u)
 
 
-def build_linear(s):
-    N, d = s["N"], s["d"]
-    u = sym("u", N, d)
-    W = sym("W", d, d)
-    uW = Block(np.dot(u.entries, W.entries), "u·W")
-    return Instance(u, linear(W.entries, N), uW)
+def times_W(z):
+    u = psym("u", z["N"])
+    return Description(u, (linear_layer(),), pmatmul(u, "W"))
 
 
 def numeric_hadamard(N, d, batch, rng):
@@ -58,11 +57,11 @@ def numeric_linear(N, d, batch, rng):
 
 CLAIMS = [
     Claim("H.7", "hadamard", "c ⊙ u for a constant c ∈ R^{N×d} in one layer", SIZES, one_layer,
-          (Variant("construction", build_hadamard, numeric=numeric_hadamard),)),
+          (Variant("construction", construction=with_constant, numeric=numeric_hadamard),)),
     Claim("H.7", "identity", "u itself in one layer (c = 1)", SIZES, one_layer,
-          (Variant("construction", build_identity, numeric=numeric_identity),)),
+          (Variant("construction", construction=itself, numeric=numeric_identity),)),
     Claim("H.7", "linear", "u·W for W ∈ R^{d×d} in one layer", SIZES, one_layer,
-          (Variant("construction", build_linear, numeric=numeric_linear),)),
+          (Variant("construction", construction=times_W, numeric=numeric_linear),)),
 ]
 
 if __name__ == "__main__":

@@ -47,6 +47,7 @@ from .parametric.printed import (Blk, Col, RLayer, Route, Term, add_n_route, fil
 
 __all__ = ["Edit", "Repair", "RepairReport", "search_route", "repair_h08", "repair_h09_call", "repair_h10",
            "repair_h15", "repair_h15_eq5", "repair_h16", "repair_h22", "REPAIRS", "repair_for", "report_all",
+           "errata_without_search", "NOT_SEARCHED",
            "condition_text"]
 
 PRIME = 1_000_003
@@ -1218,6 +1219,46 @@ REPAIRS: dict = {
     ("H.16", "butterfly_factor_matrix", "as printed"): repair_h16,
     ("H.22", "eq. 7", "printed z1 line 2"): repair_h22,
 }
+
+
+NOT_SEARCHED: dict = {
+    ("H.11", "stacking", "as printed, causal, any d'"):
+        "no printed route to edit: the lemma stacks any two models; what f leaves outside its N×d block "
+        "reaches g (through W); the fix is a masking layer between them (a layer inserted, not a symbol)",
+    ("H.11", "stacking", "as printed, circular, N' > N"):
+        "no printed route to edit: rows >= N left by f wrap round in g's circular convolution; the fix is "
+        "a masking layer between them (a layer inserted, not a symbol)",
+    ("H.12", "Hyena -> BaseConv (printed route)", "as printed"):
+        "not a block route: remember_{N,N,0,0}'s printed gate needs 4N of the 2N rows (s >= n-1 only for "
+        "N = 1), and its gate p^ℓ = Linear(u) is data, which no edit of a layer parameter turns into; the "
+        "remember step itself is repaired under H.10",
+    ("H.12", "Hyena -> BaseConv (printed route)", "as printed, working shift_up"):
+        "as for 'as printed': the per-layer remember is not a block route and p^ℓ is data",
+    ("H.12", "BaseConv -> Hyena", "as printed"):
+        "a statement about every BaseConv model, not a route: the induction drops b2; it holds under the "
+        "hypothesis b2 = 0 (see the proof file)",
+    ("H.12", "BaseConv -> Hyena", "one L-layer Hyena (b2 = 0)"):
+        "a reading of the statement, not a route: one Hyena model's projections read u, layer 2's gate "
+        "must read z¹",
+    ("H.21", "mult layer", "remember(y : v2, v3, e_0, p) as printed"):
+        "remember's p is a layer parameter; the printed call puts the data v1 there, and after the "
+        "projection v1 is no longer in the state: no symbol edit of the layers supplies it",
+}
+
+
+def errata_without_search(claims: Iterable) -> list:
+    """(id, name, variant) of every ``expect="fails"`` variant with no search in :data:`REPAIRS`
+    and no reason in :data:`NOT_SEARCHED` (the reason why a symbol-edit search does not apply).
+
+    >>> from types import SimpleNamespace as NS
+    >>> c = NS(id="H.9", name="add_n", variants=(NS(name="printed call", expect="fails"),
+    ...                                            NS(name="other", expect="fails")))
+    >>> errata_without_search([c])
+    [('H.9', 'add_n', 'other')]
+    """
+    return [(c.id, c.name, v.name) for c in claims for v in c.variants
+            if getattr(v, "expect", "holds") == "fails" and (c.id, c.name, v.name) not in REPAIRS
+            and (c.id, c.name, v.name) not in NOT_SEARCHED]
 
 
 def report_all() -> list:

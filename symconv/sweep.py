@@ -246,19 +246,19 @@ def default_cost(sizes: Mapping[str, int]) -> float:
 
 
 def fit_rate(timed: Sequence[tuple], cost: Callable[[Mapping[str, int]], float]) -> float | None:
-    """Seconds per unit of cost, from (sizes, seconds) of measured points (the upper quartile ratio).
+    """Seconds per unit of cost, from (sizes, seconds) of measured points: the median ratio over the
+    costliest third of the points (those closest to the sizes being extrapolated to).
 
     >>> fit_rate([({"N": 1}, 0.004), ({"N": 3}, 0.016)], lambda z: z["N"] + 1)
     0.004
     """
-    ratios = sorted(t / max(cost(z), 1e-12) for z, t in timed if t >= 1e-3)
-    if not ratios:
-        total = sum(t for _, t in timed)
-        units = sum(cost(z) for z, _ in timed)
+    pts = sorted(((cost(z), t) for z, t in timed), key=lambda p: p[0])
+    top = [(c, t) for c, t in pts[len(pts) - max(1, len(pts) // 3):] if t >= 1e-4]
+    if not top:
+        total = sum(t for _, t in pts)
+        units = sum(c for c, _ in pts)
         return total / units if units > 0 and total > 0 else None
-    if len(ratios) < 4:
-        return ratios[-1]
-    return statistics.quantiles(ratios, n=4)[-1]
+    return statistics.median(t / max(c, 1e-12) for c, t in top)
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ should.
 >>> try:
 ...     assert_holds(ident, max_size=3)
 ... except AssertionError as e:
-...     print(str(e).splitlines()[0])
-X.1 identity [construction]: fails (checked sizes <= 3); the proof records holds
+...     print(str(e).splitlines()[0].split(" (")[0])
+X.1 identity [construction]: fails
 
 :func:`pickling_executor` is a process pool whose tasks travel with
 cloudpickle (``pip install cloudpickle``), so claims built from lambdas or

@@ -50,6 +50,7 @@ import json
 import multiprocessing
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -66,6 +67,8 @@ TARGET = 0.95
 # Fields of a verdict record compared with the baseline, by what a difference means.
 VERDICT_FIELDS = ("verdict", "expect", "ok")
 BOX_FIELDS = ("scope", "sizes_checked", "points", "checked", "capped_by")
+_SECONDS = re.compile(r"\d+(?:\.\d+)?\s*(?:s|sec|seconds|min|minutes|h|hours)\b")
+TIMED = ("second", "time", "estimate")  # keys of box fields that hold run times, not sizes
 # Shown for survivors only (not part of the kill criterion): what else a mutant changed.
 UNSCORED_FIELDS = ("signature_built", "signature_claimed", "statement", "failure")
 
@@ -227,8 +230,19 @@ def _outcome(r: dict) -> dict:
         "verdict": {k: r.get(k) for k in VERDICT_FIELDS},
         "failure": (f.get("step"), f.get("layer")) if f else None,
         "steps": [(s.get("label"), s.get("holds")) for s in r.get("steps") or ()],
-        "box": {k: r.get(k) for k in BOX_FIELDS if k in r},
+        "box": {k: _untimed(r.get(k)) for k in BOX_FIELDS if k in r},
     }
+
+
+def _untimed(v: Any) -> Any:
+    """``v`` without its measured or estimated times (they vary from run to run)."""
+    if isinstance(v, dict):
+        return {k: _untimed(x) for k, x in v.items() if not any(t in k for t in TIMED)}
+    if isinstance(v, (list, tuple)):
+        return [_untimed(x) for x in v]
+    if isinstance(v, str):
+        return _SECONDS.sub("<t>", v)
+    return v
 
 
 def compare(base: Run, run: Run) -> tuple[str, str]:

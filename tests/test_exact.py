@@ -12,7 +12,7 @@ from symconv.model import HypothesisError, Layer, Stack
 from symconv.symbolic import evaluate
 
 P = exact.PRIME
-METHODS = ["ntt", pytest.param("flint", marks=pytest.mark.skipif(not exact._have_flint(),
+METHODS = ["ntt", "fft", pytest.param("flint", marks=pytest.mark.skipif(not exact._have_flint(),
                                                                   reason="python-flint not installed"))]
 
 
@@ -185,3 +185,32 @@ def test_vectorised_degrees():
         # the same through degree objects (a reference the vectorised tracker refuses)
         assert exact.reference_degree(lambda u, ref=ref: ref(np.asarray(u, dtype=object)) if isinstance(u, np.ndarray)
                                       and u.dtype == object else (_ for _ in ()).throw(TypeError()), (1, 3, 2)) == deg
+
+
+def test_fft_limb_convolution_is_exact_where_float_rounding_alone_would_not_be():
+    # residues of 31 bits and full-length filters: products of 2^60 and more, far past float64's 2^53;
+    # the limb split (each limb product's proved bound < 1/2) gives every coefficient exactly
+    rng = np.random.default_rng(7)
+    for N, hi in [(1 << 12, P), (1 << 13, 3), (3000, P)]:
+        x = rng.integers(0, P, (1, 2, N))
+        h = rng.integers(0, hi, (2, N))
+        got = exact.convolve_mod(x, h, P, "causal", "fft")
+        assert np.array_equal(got, exact.convolve_mod(x, h, P, "causal", "ntt")), N
+
+
+def test_fft_plan_keeps_every_limb_product_under_one_half():
+    hb = exact._balanced(np.random.default_rng(0).integers(0, P, (1, 1 << 16)), P)
+    bx, bh = exact._fft_plan(1 << 16, 1 << 16, P, hb, 1 << 17)
+    limb = lambda b, m: 2.0 ** (b - 1) if b < 32 else m  # noqa: E731
+    hl = limb(bh, float(np.max(np.abs(hb))))
+    N = K = 1 << 16
+    bound = exact.fft_conv_bound(limb(bx, 0) * N, limb(bx, 0) * N ** 0.5, hl * K, hl * K ** 0.5, 1 << 17)
+    assert bound < 0.5 and bh < 32  # full residues in the filter: it is split too
+
+
+def test_huge_modular_run_is_refused_before_allocating():
+    st = Stack(2, 1, (Layer(W=[[0]], h=[[1]], b1=[[1]], b2=[[0]]),), N_int=1 << 28)
+    with pytest.raises(HypothesisError, match=r"u: exact run mod p at B = 1, N' = 268435456.*needs .*GiB.*1.0 MiB"):
+        exact.run_mod(st, np.ones((2, 1), dtype=np.int64), budget="1MiB")
+    with pytest.raises(HypothesisError, match=r"batch: exact check mod p.*over the memory budget"):
+        exact.check(st, lambda u: u, budget="1MiB")

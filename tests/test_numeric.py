@@ -24,10 +24,11 @@ def small_stacks():
                                  conv="mixed", seed=seed)
 
 
-@pytest.mark.parametrize("fft", ["numpy", "scipy"])
+@pytest.mark.parametrize("fft", ["numpy", "scipy", "pyfftw", "mkl_fft"])
 @pytest.mark.parametrize("workers", [1, 2])
 def test_cpu_path_agrees_with_exact_interpreter(fft, workers):
-    pytest.importorskip("scipy") if fft == "scipy" else None
+    if fft not in numeric.installed_libraries():
+        pytest.skip(f"{fft} not installed")
     for seed, stack in small_stacks():
         u = np.random.default_rng(seed).integers(-3, 4, size=(stack.N, stack.d))
         want = exact_output(stack, u)
@@ -210,3 +211,82 @@ def test_an_overflowing_bound_is_infinite_not_nan():
     with np.errstate(all="ignore"):  # the run itself overflows, as intended
         out, bound = numeric.run_bounded(Stack(4, 1, (square,) * 12), np.full((4, 1), 1e30))
     assert bound == float("inf")
+
+
+# ----------------------------------------------------------------- cache, direct filters, budgets, libraries
+
+
+def test_cache_is_all_or_none_by_the_stacks_total_need():
+    from symconv.bench.numeric import dense_layer
+    N, d = 256, 3
+    stack = Stack(N, d, (dense_layer(N, d, seed=1), dense_layer(N, d, seed=2)))
+    F = numeric.fast_length(2 * N - 1)
+    need = 2 * d * (F // 2 + 1) * 16
+    assert numeric.prepare(stack, cache_bytes=need).cached_bytes == need
+    assert numeric.prepare(stack, cache_bytes=need - 1).cached_bytes == 0  # never a part of the stack
+    u = np.random.default_rng(0).standard_normal((N, d))
+    a = numeric.run(numeric.prepare(stack, cache_bytes=need), u)
+    b = numeric.run(numeric.prepare(stack, cache_bytes=0), u)
+    assert np.allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_short_filters_are_stored_short_and_applied_directly():
+    from symconv.bench.numeric import deep_stack
+    stack = deep_stack(64, 2, 3, K=5)
+    prep = numeric.prepare(stack)
+    assert all(p.direct and p.spectrum is None and p.hT.shape == (2, 5) for p in prep.layers)
+    assert prep.cached_bytes == 0
+    for conv in ("causal", "circular"):
+        st = Stack(64, 2, tuple(Layer(W=l.W, h=l.h, b1=l.b1, b2=l.b2, conv=conv) for l in stack.layers))
+        u = np.random.default_rng(1).integers(-3, 4, (64, 2))
+        want = exact_output(st, u)
+        got, bound = numeric.run_bounded(st, u.astype(float))
+        assert np.max(np.abs(got - want)) <= bound, conv
+
+
+def test_run_keeps_the_input_and_returns_its_layout():
+    stack = random_stack(N=6, d=2, L=2, N_int=6, d_int=2, conv="mixed", seed=3)
+    u = np.random.default_rng(2).standard_normal((3, 6, 2))
+    before = u.copy()
+    out = numeric.run(stack, u)
+    assert out.shape == (3, 6, 2) and out.flags.c_contiguous and np.array_equal(u, before)
+
+
+def test_huge_runs_are_refused_before_allocating():
+    layer = Layer(W=[[0]], h=[[1]], b1=[[1]], b2=[[0]])
+    st = Stack(2, 1, (layer,), N_int=1 << 31)
+    with pytest.raises(HypothesisError, match=r"u: run at B = 1, N' = 2147483648.*needs .*GiB, over the memory budget of 1.00 GiB"):
+        numeric.run(st, np.ones((2, 1)), budget="1GiB")
+    with pytest.raises(HypothesisError, match=r"over the memory budget"):
+        numeric.run_bounded(st, np.ones((2, 1)), budget="1GiB")
+    long = Stack(1 << 20, 4, (Layer(W=np.zeros((4, 4)), h=np.ones((1 << 20, 4)), b1=[[1.0]], b2=[[0.0]]),))
+    with pytest.raises(HypothesisError, match=r"stack: parameters.*needs .*MiB, over the memory budget of 1.0 MiB"):
+        numeric.prepare(long, budget="1MiB")
+
+
+def test_fft_library_choice(monkeypatch):
+    assert numeric.fastest_library() in numeric.installed_libraries()
+    monkeypatch.setenv("SYMCONV_FFT", "numpy")
+    assert numeric.CpuFFT("auto").library == "numpy"
+    monkeypatch.setenv("SYMCONV_FFT", "fftpack")
+    with pytest.raises(HypothesisError, match="fft: unknown library 'fftpack'"):
+        numeric.CpuFFT("auto")
+
+
+@pytest.mark.parametrize("fft", ["numpy", "scipy", "pyfftw", "mkl_fft"])
+def test_fft_path_of_long_filters_is_exact_on_integers(fft):
+    if fft not in numeric.installed_libraries():
+        pytest.skip(f"{fft} not installed")
+    rng = np.random.default_rng(11)
+    N, d, K = 80, 3, 40  # K > DIRECT_TAPS: the FFT path
+    for conv in ("causal", "circular"):
+        layer = Layer(W=rng.integers(-2, 3, (d, d)), h=rng.integers(-2, 3, (K, d)),
+                      b1=rng.integers(-2, 3, (N, d)), b2=rng.integers(-2, 3, (1, d)), conv=conv)
+        st = Stack(N, d, (layer, layer))
+        u = rng.integers(-2, 3, (2, N, d))
+        r = exact.run_mod(st, u, exact.PRIME, "ntt")
+        truth = np.where(r > exact.PRIME // 2, r - exact.PRIME, r).astype(float)
+        prep = numeric.prepare(st, fft=fft, workers=2)
+        assert not prep.layers[0].direct and prep.fft.library == fft
+        got, bound = numeric.run_bounded(prep, u.astype(float))
+        assert np.max(np.abs(got - truth)) <= bound, conv

@@ -236,7 +236,7 @@ def test_verify_json_and_table_show_the_scope():
 
     buf = io.StringIO()
     with redirect_stdout(buf):
-        main(["verify", "H.9", "--max-size", "4", "--format", "json"])
+        main(["verify", "H.9", "--max-size", "4", "--time-budget", "1000", "--format", "json"])
     rows_ = json.loads(buf.getvalue())
     assert {r["scope"] for r in rows_} == {"all sizes"}
     assert all(r["parametric"].startswith("parametric:") for r in rows_)
@@ -245,9 +245,9 @@ def test_verify_json_and_table_show_the_scope():
     assert all(r["capped_by"] == [] and r["raised"] == ["d ≤ 2"] for r in rows_)
     buf = io.StringIO()
     with redirect_stdout(buf):
-        main(["verify", "shift_up", "--max-size", "4"])
+        main(["verify", "shift_up", "--max-size", "4", "--time-budget", "1000", "--wide"])
     out = buf.getvalue()
-    assert "all sizes" in out and "N≤4,s≤3,d≤4: 40 pts" in out and "verdict from the concrete sweep" in out
+    assert "all sizes" in out and "N ≤ 4, s ≤ 3, d ≤ 4; 40 points" in out and "verdict from the concrete sweep" in out
 
 
 # ---------------------------------------------------------------- Prop. H.10, corrected

@@ -223,3 +223,10 @@ def test_vectorised_pairs_agree_with_one_by_one():
     key = lambda ops: frozenset((o.kind, o.part, o.index, str(o.value)) for o in ops)
     assert {key(o) for o in fast} == {key(o) for o in slow} and len(slow) >= 10
     assert tried == sum(1 for a, b in __import__("itertools").combinations(pool, 2) if not a.conflicts(b))
+
+
+def test_every_erratum_of_the_block_proofs_has_a_search_or_a_reason():
+    for fname in ("h08_shift.py", "h09_add.py", "h10_remember.py", "h11_stack.py", "h12_hyena.py"):
+        mod = load_module(proofs_dir() / fname)
+        assert R.errata_without_search(mod.CLAIMS) == [], fname
+    assert not set(R.REPAIRS) & set(R.NOT_SEARCHED)

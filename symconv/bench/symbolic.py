@@ -180,9 +180,9 @@ def expression_check(inst: Any) -> bool:
     then the gate) on sympy expressions instead of ring elements; equality by ``expand(g − e) == 0``."""
     stack = inst.stack
     N = stack.N_int
-    state = [sympy.sympify(v) for v in inst.input.entries[:, 0]] + [sympy.S.Zero] * (N - stack.N)
+    state = [sympy.sympify(v, strict=True) for v in inst.input.entries[:, 0]] + [sympy.S.Zero] * (N - stack.N)
     for layer in stack.layers:
-        taps = [(k, sympy.sympify(layer.h[k, 0])) for k in range(layer.h.shape[0]) if layer.h[k, 0] != 0]
+        taps = [(k, sympy.sympify(layer.h[k, 0], strict=True)) for k in range(layer.h.shape[0]) if layer.h[k, 0] != 0]
         vals = [(i, v) for i, v in enumerate(state) if v != 0]
         acc: list = [None] * N
         for k, c in taps:
@@ -194,11 +194,11 @@ def expression_check(inst: Any) -> bool:
                     pos %= N
                 t = v if c == 1 else c * v
                 acc[pos] = t if acc[pos] is None else acc[pos] + t
-        w = sympy.sympify(layer.W[0, 0])
+        w = sympy.sympify(layer.W[0, 0], strict=True)
         new = []
         for i in range(N):
-            second = (acc[i] if acc[i] is not None else sympy.S.Zero) + sympy.sympify(_entry(layer.b2, i))
-            gate = sympy.sympify(_entry(layer.b1, i)) + (state[i] * w if w != 0 else 0)
+            second = (acc[i] if acc[i] is not None else sympy.S.Zero) + sympy.sympify(_entry(layer.b2, i), strict=True)
+            gate = sympy.sympify(_entry(layer.b1, i), strict=True) + (state[i] * w if w != 0 else 0)
             new.append(sympy.expand(gate * second) if second != 0 and gate != 0 else sympy.S.Zero)
         state = new
     return all(sympy.expand(g - e) == 0 for g, e in zip(state[: stack.N], inst.expected.entries[:, 0]))
@@ -209,17 +209,17 @@ def expand_poly_check(inst: Any) -> bool:
     X = sympy.Symbol("X")
     stack = inst.stack
     N = stack.N_int
-    state = [sympy.sympify(v) for v in inst.input.entries[:, 0]] + [sympy.S.Zero] * (N - stack.N)
+    state = [sympy.sympify(v, strict=True) for v in inst.input.entries[:, 0]] + [sympy.S.Zero] * (N - stack.N)
     for layer in stack.layers:
-        h = sum(sympy.sympify(layer.h[k, 0]) * X**k for k in range(layer.h.shape[0]))
+        h = sum(sympy.sympify(layer.h[k, 0], strict=True) * X**k for k in range(layer.h.shape[0]))
         u = sum(state[i] * X**i for i in range(N))
         P = sympy.Poly(sympy.expand(h * u), X)
         coeffs = [P.coeff_monomial(X**i) for i in range(N)]
         if layer.conv == "circular":
             coeffs = [coeffs[i] + sum(P.coeff_monomial(X**(i + q * N)) for q in range(1, 3)) for i in range(N)]
-        w = sympy.sympify(layer.W[0, 0])
-        state = [sympy.expand((state[i] * w + sympy.sympify(_entry(layer.b1, i)))
-                              * (coeffs[i] + sympy.sympify(_entry(layer.b2, i)))) for i in range(N)]
+        w = sympy.sympify(layer.W[0, 0], strict=True)
+        state = [sympy.expand((state[i] * w + sympy.sympify(_entry(layer.b1, i), strict=True))
+                              * (coeffs[i] + sympy.sympify(_entry(layer.b2, i), strict=True))) for i in range(N)]
     return all(sympy.expand(g - e) == 0 for g, e in zip(state[: stack.N], inst.expected.entries[:, 0]))
 
 

@@ -16,11 +16,11 @@ import argparse
 import sys
 
 from ..claims import verify
-from ..fileio import atomic_write
+from ..fileio import atomic_write, check_target
 from ..latex import claim_section, document
 from ..model import HypothesisError
 from ..progress import Progress
-from ..registry import load_proofs, select
+from ..registry import load_claims, load_proofs, select  # noqa: F401 - load_claims: kept for callers
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -49,6 +49,8 @@ def main(args: argparse.Namespace) -> int:
         raise HypothesisError("IDS: name at least one claim (H.9, add_n) or pass --all")
     if args.max_size < 1:
         raise HypothesisError(f"--max-size: must be at least 1, got {args.max_size}")
+    if args.output:  # a target that cannot be written is refused before the long verification
+        check_target(args.output, "-o/--output")
     extra = args.proofs if isinstance(args.proofs, list) else [args.proofs] if args.proofs else []
     claims, broken = load_proofs(extra)
     claims = claims if args.all else select(claims, args.ids)

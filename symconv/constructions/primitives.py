@@ -17,22 +17,36 @@ from typing import Any
 
 import numpy as np
 
-from ..model import HypothesisError, Layer, Stack, as_param
-from .params import gate_layer, unit_filter, zero_W
+from ..model import HypothesisError, Stack, as_param
+from ..parametric.algebra import X, psym
+from ..parametric.check import PLayer, stack_at
+
+
+def hadamard_layer(N, conv: str = "causal") -> PLayer:
+    """BaseConv(u, 0, e_0, c, 0) = c ⊙ (e_0 * u): the gate is the named block c (N rows)."""
+    return PLayer(X**0, psym("c", N), conv=conv, label="c ⊙ u")
+
+
+def identity_layer(conv: str = "causal") -> PLayer:
+    """The Hadamard product with 1^{N×d}."""
+    return PLayer(X**0, 1, conv=conv, label="identity")
+
+
+def linear_layer() -> PLayer:
+    """BaseConv(u, W, 0, 0, 1) = (u·W) ⊙ 1, with W the named d×d matrix ``W``."""
+    return PLayer(0, 0, 1, W="W", label="u·W")
 
 
 def hadamard(c: Any, conv: str = "causal") -> Stack:
     """One layer computing c ⊙ u for a constant (possibly symbolic) N×d array c."""
     c = as_param(c, "c")
     N, d = c.shape
-    layer = gate_layer(unit_filter(0, d), c, 0, conv=conv, d=d, label="c ⊙ u")
-    return Stack(N, d, (layer,), name="hadamard")
+    return stack_at((hadamard_layer(N, conv),), N, N, d=d, values={"c": c}, name="hadamard")
 
 
 def identity(N: int, d: int = 1, conv: str = "causal") -> Stack:
     """One layer computing u itself: the Hadamard product with the all-ones array."""
-    layer = gate_layer(unit_filter(0, d), [[1]], 0, conv=conv, d=d, label="identity")
-    return Stack(N, d, (layer,), name="identity")
+    return stack_at((identity_layer(conv),), N, N, d=d, name="identity")
 
 
 def linear(W: Any, N: int) -> Stack:
@@ -41,6 +55,4 @@ def linear(W: Any, N: int) -> Stack:
     d = W.shape[0]
     if W.shape != (d, d):
         raise HypothesisError(f"W: must be square d×d, got shape {W.shape}")
-    h = np.zeros((1, d), dtype=int).astype(object)
-    layer = Layer(W=W, h=h, b1=[[0]], b2=[[1]], label="u·W")
-    return Stack(N, d, (layer,), name="linear")
+    return stack_at((linear_layer(),), N, N, d=d, values={"W": W}, name="linear")

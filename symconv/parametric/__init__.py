@@ -16,11 +16,11 @@ instantiation), :mod:`.scope` (the hook used by ``verify``).
 """
 from .algebra import (
     X, Atom, PFilter, PSeq, Piece, Unsupported, as_filter, causal, circular, fblock, hadamard,
-    multiply, pconst, pones, psym, punit, pzeros, refine,
+    multiply, pconst, pmatmul, pones, psym, punit, pzeros, refine,
 )
 from .check import (
     Cases, Description, Mismatch, PLayer, PResult, PStep, apply, base_facts, check, compare, cross_check,
-    filter_taps, instance_at, instantiate,
+    filter_taps, instance_at, instantiate, layer_at, stack_at,
 )
 from .linear import Facts, Lin, Undecided, ge, gt, lin, size
 
@@ -28,5 +28,6 @@ __all__ = [
     "X", "Atom", "Cases", "Description", "Facts", "Lin", "Mismatch", "PFilter", "PLayer", "PResult", "PSeq",
     "PStep", "Piece", "Undecided", "Unsupported", "apply", "as_filter", "base_facts", "causal",
     "check", "circular", "compare", "cross_check", "fblock", "filter_taps", "ge", "gt", "hadamard",
-    "instance_at", "instantiate", "lin", "multiply", "pconst", "pones", "psym", "punit", "pzeros", "refine", "size",
+    "instance_at", "instantiate", "layer_at", "lin", "multiply", "pconst", "pmatmul", "pones", "psym", "punit",
+    "pzeros", "refine", "size", "stack_at",
 ]

@@ -76,12 +76,14 @@ class Atom:
     offsets: tuple = ()
 
     def __post_init__(self) -> None:
-        if not self.op and (not isinstance(self.name, str) or not _NAME.match(self.name)):
+        if self.op in ("", "mat") and (not isinstance(self.name, str) or not _NAME.match(self.name)):
             raise HypothesisError(
                 f"name: block name {self.name!r} must be letters, digits and _, starting with a letter"
             )
 
     def text(self) -> str:
+        if self.op == "mat":
+            return f"({self.args[0].text()}·{self.name})"
         if self.op == "conv":
             return f"({self.args[0].text()} * {self.args[1].text()})"
         if self.op == "had":
@@ -671,3 +673,20 @@ def add(a: PSeq, b: PSeq) -> PSeq:
     2
     """
     return PSeq(a.length, a.pieces + b.pieces, a.nonneg + b.nonneg)
+
+
+def pmatmul(seq: PSeq, W: str) -> PSeq:
+    """seq·W row by row, for a named d×d parameter matrix W (each named block b becomes b·W).
+
+    Constant runs are not expanded (their image 1·W is a row of column sums): they raise
+    :class:`Unsupported`, and the all-sizes check falls back to the concrete sweep.
+
+    >>> pmatmul(psym("u", size("N")), "W").pieces[0].atom.text()
+    '(u·W)'
+    """
+    out = []
+    for p in seq.pieces:
+        if p.atom is None:
+            raise Unsupported(f"a constant run times the matrix {W}")
+        out.append(Piece(p.start, p.length, p.coef, Atom(W, p.atom.length, "mat", (p.atom,)), p.lo))
+    return PSeq(seq.length, tuple(out), seq.nonneg)

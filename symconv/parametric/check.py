@@ -34,20 +34,22 @@ import sympy
 from ..model import HypothesisError
 from .algebra import (
     Atom, Content, PFilter, content_text, PSeq, Piece, Refined, Undecided, add, as_filter, causal, circular,
-    hadamard, multiply, pconst, refine,
+    hadamard, multiply, pconst, pmatmul, refine,
 )
 from .linear import Facts, Lin, lin, size
 
 
 @dataclass(frozen=True)
 class PLayer:
-    """One layer ``b1 ⊙ (h * u + b2)`` (W = 0) with symbolic sizes.
+    """One layer ``(u·W + b1) ⊙ (h * u + b2)`` with symbolic sizes.
 
     ``h``: a PFilter, an int or a block column; ``b1``, ``b2``: block columns or
-    integers (a constant column).  ``conv``: ``"causal"`` or ``"circular"``.
+    integers (a constant column).  ``W``: ``None`` for W = 0 (most of Appendix H),
+    or the name of a d×d parameter matrix (``"W1"``): the gate is then u·W + b1,
+    row by row.  ``conv``: ``"causal"`` or ``"circular"``.
 
-    >>> PLayer(1, 1).conv
-    'causal'
+    >>> PLayer(1, 1).conv, PLayer(0, 0, 1, W="W").W
+    ('causal', 'W')
     """
 
     h: Any
@@ -55,11 +57,17 @@ class PLayer:
     b2: Any = 0
     conv: str = "causal"
     label: str = ""
+    W: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "h", as_filter(self.h))
         if self.conv not in ("causal", "circular"):
             raise HypothesisError(f"conv: unknown convolution mode {self.conv!r}")
+        if self.W is not None:
+            from .algebra import _NAME
+
+            if not isinstance(self.W, str) or not _NAME.match(self.W):
+                raise HypothesisError(f"W: the name of a d×d parameter matrix (letters, digits, _), got {self.W!r}")
 
     def column(self, name: str, length: Lin) -> PSeq:
         v = getattr(self, name)
@@ -249,7 +257,10 @@ def apply(layer: PLayer, state: PSeq, facts: Facts) -> PSeq:
     N = state.length
     prod = multiply(layer.h, state, facts)
     conv = causal(prod, N, facts) if layer.conv == "causal" else circular(prod, N, facts)
-    return hadamard(layer.column("b1", N), add(conv, layer.column("b2", N)), facts)
+    gate = layer.column("b1", N)
+    if layer.W is not None:
+        gate = add(pmatmul(state, layer.W), gate)
+    return hadamard(gate, add(conv, layer.column("b2", N)), facts)
 
 
 def run(desc: Description, facts: Facts, state: PSeq, start: int, stop: int | None) -> PSeq:
@@ -446,6 +457,14 @@ def _atom_entry(atom: Atom, i: int, j: int, sizes: Mapping[str, int], cache: dic
         v = sympy.Integer(0)
         for k in range(max(0, i - nb + 1), min(na, i + 1)):
             v += _atom_entry(a, k, j, sizes, cache, values) * _atom_entry(b, i - k, j, sizes, cache, values)
+    elif atom.op == "mat":
+        (a,) = atom.args
+        d = cache.get("__d__", 1)
+        W = values.get(atom.name) if values is not None else None
+        v = sympy.Integer(0)
+        for k in range(d):
+            w = W[k, j] if W is not None else sympy.Symbol(f"{atom.name}[{k},{j}]")
+            v += _atom_entry(a, i, k, sizes, cache, values) * w
     else:
         (a, b), (delta,) = atom.args, atom.offsets
         k = i + delta.at(sizes)
@@ -469,7 +488,7 @@ def instantiate(seq: PSeq, sizes: Mapping[str, int], d: int = 1, values=None) ->
         raise HypothesisError(f"sizes: column length {seq.length} is negative at {dict(sizes)}")
     out = np.empty((L, d), dtype=object)
     out[...] = sympy.Integer(0)
-    cache: dict = {}
+    cache: dict = {"__d__": d}
     for p in seq.pieces:
         a, n = p.start.at(sizes), p.length.at(sizes)
         if n <= 0:
@@ -502,7 +521,7 @@ def filter_taps(h: PFilter, sizes: Mapping[str, int], d: int = 1, values=None) -
             for j in range(d):
                 entries[(k, j)] = entries.get((k, j), 0) + c
         else:
-            cache: dict = {}
+            cache: dict = {"__d__": d}
             for i in range(t.atom.length.at(sizes)):
                 for j in range(d):
                     entries[(k + i, j)] = entries.get((k + i, j), 0) + c * _atom_entry(t.atom, i, j, sizes, cache, values)
@@ -585,7 +604,15 @@ def layer_at(pl: PLayer, N_int, sizes: Mapping[str, int], d: int = 1, values=Non
 
     N_int = lin(N_int)
     Ni = N_int.at(sizes)
-    W = np.zeros((d, d), dtype=int).astype(object)
+    if pl.W is None:
+        W = np.zeros((d, d), dtype=int).astype(object)
+    elif values is not None and pl.W in values:
+        W = np.asarray(values[pl.W], dtype=object)
+    else:
+        W = np.empty((d, d), dtype=object)
+        for k in range(d):
+            for j in range(d):
+                W[k, j] = sympy.Symbol(f"{pl.W}[{k},{j}]")
     h = _constant_taps(pl.h, sizes)
     if h is None:
         h = filter_taps(pl.h, sizes, d, values)
