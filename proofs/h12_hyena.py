@@ -40,7 +40,7 @@ from symconv.parametric import size
 from symconv.sweep import Cap
 from symconv.claims import NumericCase
 from symconv.constructions.hyena import (baseconv_from_hyena, baseconv_from_hyena_as_printed,
-                                         hyena_from_baseconv)
+                                         hyena_chain_induction, hyena_from_baseconv, hyena_induction)
 from symconv.hyena import HyenaLayer, HyenaStack, evaluate as hyena_eval, evaluate_nested
 from symconv.model import Layer, Stack
 
@@ -188,7 +188,9 @@ CLAIMS = [
           "an (N, L, d, N', d) Hyena model is an (N, 5L, d, N'+N, d) BaseConv model (here N' >= 2N)",
           SIZES, claimed_5L,
           (Variant("corrected", build_hyena_to_baseconv, numeric=hyena_numeric,
-                   note="3L+1 layers on N'+N rows: prep, then (swap,) conv, gate per layer, then read-out"),),
+                   proof=lambda z: hyena_induction(z["N"], z["Np"]),
+                   note="3L+1 layers on N'+N rows: prep, then (swap,) conv, gate per layer, then read-out; "
+                        "proved for all N, N' >= 2N and L by induction on L"),),
           (N_LE_NP, WIDE), caps=CAPS, cost=cost),
     Claim("H.12", "Hyena -> BaseConv (N' < 2N)",
           "the same for N <= N' < 2N, where N'+N rows are too few for symconv's construction",
@@ -213,6 +215,7 @@ CLAIMS = [
                    fails_at=("z^ℓ_BaseConv = Hyena^ℓ(u)",),
                    note="symbolic b2: the printed induction drops the bias inside the convolution"),
            Variant("corrected (b2 = 0)", build_baseconv_to_hyena(False), numeric=baseconv_numeric,
+                   proof=lambda z: hyena_chain_induction(z["N"]),
                    note="a chain of one-layer Hyena models, projection (W, b1), filter h"),
            Variant("one L-layer Hyena (b2 = 0)", build_baseconv_to_hyena(False, chain=False), expect="fails",
                    fails_at=("z^ℓ_BaseConv = Hyena^ℓ(u)",),

@@ -4,11 +4,27 @@ Sizes: u ∈ R^{n×d}, x its row-major form (x[i·d + j] = u[i, j]); n, d >= 2 a
 powers of two (nd must be one for B^(nd) to exist); k a power of two <= nd.
 
 (1) The proof writes B_k^(nd)·x ≡ D₁′⊙u + D₂′⊙u + D₃′⊙u, with D₁′, D₂′, D₃′
-the row-major reshapes of d₁ = diag D₁, d₂ = 1·(D₂ S^{n/2}), d₃ = 1·(S^{k/2} D₃),
-then spends three Hadamard layers and three add_n calls (six layers): nine in
-all.  That step drops the shifts: the right side is a diagonal matrix, so the
-variant "as printed" fails (built here as three Hadamard products side by side
-and a sum).  The corrected construction (``compile_butterfly_factor``) keeps
+the row-major reshapes of d₁ = 1·D, d₂ = 1·C, d₃ = 1·A (column sums of
+D = D₁, C = D₂ S^{nd/2}, A = S^{k/2} D₃: the matrices of Prop. H.15 at size
+nd), then spends three Hadamard layers and three add_n calls (six layers):
+nine in all.  The variant "as printed" builds exactly that route on an
+N' = 2n, d' = 2d state: channel block A carries the add_n chain of Prop. H.9
+(its own two layers, widened), block U keeps u; each Hadamard layer
+(Lemma H.7) writes D_i′⊙u into the top rows of block A and keeps the running
+sum below it, so y¹ = (1ⁿ | y₁), y² = (1ⁿ | y₁+y₂), y³ = (1ⁿ | y₁+y₂+y₃) are
+the printed add_n outputs.  Every display is a step, checked from the claimed
+state before it:
+  * D₁x ≡ D₁′⊙u and D₃x ≡ D₃′⊙u hold (1·D and 1·S^{k/2}D₃ are the diagonals);
+  * D₂x ≡ D₂′⊙u fails: 1·(D₂ S^{nd/2}) is d⁺ moved by nd/2, not diag D₂
+    (the text says d_i "extracts the diagonal entries of D_i": the variant
+    "d_i = diag D_i" takes that obvious reading, and the step holds there);
+  * the three add_n steps hold (Prop. H.9), the count 3 + 6 = 9 holds;
+  * y³ ≡ y₁+y₂+y₃ ≡ B_{nd}x fails under either reading: a sum of Hadamard
+    products is a diagonal map and B_k^(nd) has the off-diagonal D2, D3.
+  (The route leaves y³ in rows n..2n−1; the paper does not say how it is
+  read out, so the end-to-end output is the same failure.)
+The variant "B x ≡ ΣD_i′⊙u" checks that identity alone (the three products
+side by side in one layer and a sum).  The corrected construction (``compile_butterfly_factor``) keeps
 them: y_q = d_q x_q + e_q x_{q XOR k/2}.
   * k ≤ d: the partner is in the same row of u, channels j ↔ j XOR k/2: one
     layer (z·W) ⊙ (d | e | 0) with a permutation inside W, then one sum layer.
@@ -29,9 +45,12 @@ from symconv.hypotheses import at_most_product, pow2
 from symconv.parametric import size
 from symconv.blocks import from_array
 from symconv.claims import NumericCase
+from symconv.model import Layer, Stack
+from symconv.constructions.sums import add_n
 from symconv.constructions.butterfly import (butterfly_layer_count, compile_butterfly,
                                              compile_butterfly_factor, factor_layer_count,
-                                             from_row_major, is_pow2, log2, printed_hadamard_sum,
+                                             from_row_major, is_pow2, log2, printed_diagonals,
+                                             printed_hadamard_sum,
                                              random_butterfly, random_factor, row_major,
                                              symbolic_butterfly, symbolic_factor)
 
@@ -75,6 +94,98 @@ def build_factor(z):
         steps = (Step("y₁ = D₁′⊙u, d⁻⊙u, d⁺⊙u", 1, state(n, [y1, y2, y3])),
                  Step(f"shift block 2 down, block 3 up by {m} rows", 2, state(n, [y1, down, up])))
     return Instance(u, stack, apply_rows(F, u), steps)
+
+
+def _obj(shape):
+    a = np.empty(shape, dtype=object)
+    a[...] = 0
+    return a
+
+
+def _widen(layer, n, d):
+    """An add_n layer of Prop. H.9 (d channels, N' = 2n) on channel block A; identity on block U."""
+    N = 2 * n
+    K = layer.h.shape[0]
+    h, b1, b2, W = _obj((K, 2 * d)), _obj((N, 2 * d)), _obj((N, 2 * d)), _obj((2 * d, 2 * d))
+    h[:, :d] = np.broadcast_to(layer.h, (K, d))
+    b1[:, :d] = np.broadcast_to(layer.b1, (N, d))
+    b2[:, :d] = np.broadcast_to(layer.b2, (N, d))
+    W[:d, :d] = layer.W
+    h[0, d:] = 1                      # block U: 1 ⊙ (e_0 * z) = z
+    b1[:, d:] = 1
+    return Layer(W=W, h=h, b1=b1, b2=b2, label=f"{layer.label} (block A); block U kept")
+
+
+def _hadamard(Dp, n, d, first):
+    """Lemma H.7: block A top rows ← D′ ⊙ u (u read from block U, or from the input when ``first``)."""
+    N = 2 * n
+    W, b1, b2 = _obj((2 * d, 2 * d)), _obj((N, 2 * d)), _obj((N, 2 * d))
+    j = np.arange(d)
+    if first:                          # input u in block A: copy it to A and U
+        W[j, j] = 1
+        W[j, d + j] = 1
+        b2[:n, :d] = Dp
+        b2[:n, d:] = 1
+    else:                              # A = (1ⁿ | S): (A + U − 1ⁿ) ⊙ (D′ | 1) = (D′⊙u | S); U kept
+        W[j, j] = 1
+        W[d + j, j] = 1
+        W[d + j, d + j] = 1
+        b1[:n, :d] = -1
+        b2[:n, :d] = Dp
+        b2[n:, :d] = 1
+        b2[:, d:] = 1
+    return Layer(W=W, h=_obj((1, 2 * d)), b1=b1, b2=b2, label="Hadamard D′ ⊙ u (Lemma H.7)")
+
+
+def printed_route(F, n, d, reading="literal"):
+    """Lemma H.16 (1) as printed: three Hadamard layers and three add_n calls, with every display a step.
+
+    ``reading="literal"``: d₁ = 1·D, d₂ = 1·(D₂ S^{nd/2}), d₃ = 1·(S^{k/2} D₃) as printed;
+    ``reading="diag"``: d_i = diag D_i (what the text says the d_i extract).
+    Returns (stack, steps, u).
+    """
+    u = sym("u", n, d)
+    x = row_major(u.entries)
+    grid = lambda v: np.asarray(v, dtype=object).reshape(n, d)
+    diag = (F.d, F.d_plus, F.d_minus)                  # D₁, D₂, D₃ of Prop. H.15 (size nd)
+    printed = printed_diagonals(F) if reading == "literal" else diag
+    Dp = [grid(v) for v in printed]
+    ys = [grid(v * x) for v in diag]                   # D_i x: what "D_i x ≡ D_i′ ⊙ u" claims
+    add = add_n(n, 2 * n, d).layers
+    layers = []
+    for i in range(3):
+        layers.append(_hadamard(Dp[i], n, d, i == 0))
+        layers += [_widen(l, n, d) for l in add]
+    one = _obj((n, d))
+    one[...] = 1
+    zero = _obj((n, d))
+
+    def st(top, bottom):
+        return from_array(np.concatenate([np.concatenate([top, bottom], axis=0),
+                                          np.concatenate([u.entries, zero], axis=0)], axis=1), "state")
+    Bx = grid(F.apply(x))
+    s1, s12 = ys[0], ys[0] + ys[1]
+    steps = (
+        Step("D₁x ≡ D₁′⊙u (y₁)", 1, st(ys[0], zero)),
+        Step("add_n(y¹ : y₁, 0)", 3, st(one, s1)),
+        Step("D₂x ≡ D₂′⊙u (y₂)", 4, st(ys[1], s1)),
+        Step("add_n(y² : y₂, y₁)", 6, st(one, s12)),
+        Step("D₃x ≡ D₃′⊙u (y₃)", 7, st(ys[2], s12)),
+        Step("add_n(y³ : y₃, y₁ + y₂)", 9, st(one, s12 + ys[2])),
+        Step("y³ ≡ y₁+y₂+y₃ ≡ B_{nd}x", 9, st(one, Bx)),
+        Step("3 Hadamard layers + six more layers (add_n)", 0, kind="count", count=PROOF_LAYERS_1),
+    )
+    stack = Stack(n, d, tuple(layers), 2 * n, 2 * d, name=f"Lemma H.16 (1) as printed ({reading})")
+    return stack, steps, u
+
+
+def build_route(reading):
+    def build(z):
+        n, d, k = z["n"], z["d"], z["k"]
+        F = symbolic_factor(n * d, k, "b")
+        stack, steps, u = printed_route(F, n, d, reading)
+        return Instance(u, stack, apply_rows(F, u), steps)
+    return build
 
 
 def build_factor_printed(z):

@@ -153,7 +153,10 @@ class Variant:
     literal (e.g. ``"not stated in the paper"``, ``"obvious reading: b²₂ for the
     second b²₁"``).  ``instances`` describes random parameters (count per size
     and seed).  ``numeric(N, d, batch, rng)`` builds a :class:`NumericCase` for
-    cross-checks at scale.
+    cross-checks at scale.  ``proof`` (with ``build``) is an all-sizes proof of a
+    route whose layer count is itself a size: sizes → a
+    :class:`~symconv.parametric.check.Induction` over the same layer functions
+    that ``build`` instantiates.
     """
 
     name: str
@@ -167,6 +170,7 @@ class Variant:
     reading: str = ""
     instances: str = ""
     extra_steps: Callable[[Mapping[str, int], Instance], tuple] | None = None
+    proof: Callable[..., Any] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -175,7 +179,7 @@ class Variant:
             raise HypothesisError(f"Variant.expect: {self.name}: expected one of {EXPECT}, got {self.expect!r}")
         if (self.build is None) == (self.construction is None):
             raise HypothesisError(f"Variant.build: {self.name}: give exactly one of build and construction")
-        for f in ("build", "construction", "numeric", "extra_steps"):
+        for f in ("build", "construction", "numeric", "extra_steps", "proof"):
             v = getattr(self, f)
             if v is not None and not callable(v):
                 raise HypothesisError(f"Variant.{f}: {self.name}: expected a function, got {type(v).__name__}")
@@ -707,7 +711,7 @@ def _verify_variant(claim: Claim, variant: Variant, sweep: list[dict], max_size:
     sig_built = str(variant.instance(shown, claim).stack.signature) if failure else tally.built
     steps = tuple(tally.steps[k] for k in tally.order)
     scope, pnote = ("given sizes" if given else "box"), ""
-    if variant.construction is not None and not given:
+    if (variant.construction is not None or variant.proof is not None) and not given:
         from .parametric.scope import all_sizes  # lazy: the block algebra is optional
 
         pscope, pnote = all_sizes(claim, variant, tally.points, failure is not None)

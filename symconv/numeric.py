@@ -1,25 +1,28 @@
 """FFT interpreter over an array namespace (numpy by default, CuPy on a GPU).
 
 The same :class:`~symconv.model.Stack` the symbolic interpreter reads is run
-here in floating point.  The state is kept channel-major, shape (B, d', N'),
-so every FFT runs over the contiguous last axis.  Causal convolutions use real
-FFTs zero-padded to a fast length ≥ N' + K − 1 (K the filter length, so no
-wrap-around reaches the kept coefficients); circular ones use length N'.
-Filter spectra are computed once per stack by :func:`prepare` (in float64,
-then rounded to the run's precision), up to a memory budget beyond which
-they are recomputed per run, block by block, so a deep stack never holds
-more than a few activations.
+here in floating point.  Causal convolutions use real FFTs zero-padded to a
+fast length ≥ N' + K − 1 (K the filter length, so no wrap-around reaches the
+kept coefficients); circular ones use length N'.  :func:`prepare` caches the
+long filters' spectra when their total fits the cache budget (all or none);
+otherwise each is recomputed block by block as the layer runs, so a deep stack
+never holds more than a few activations.
 
 Two code paths share the layer algebra:
 
 * the **namespace path** (any ``xp`` other than numpy itself: CuPy, or a
-  wrapper in tests) uses only array-API operations: ``xp.asarray``,
-  ``xp.zeros``, ``xp.fft.rfft``/``irfft``, ``xp.matmul``, arithmetic
-  operators, slicing, reductions.  No numpy call is made on it.
-* the **CPU path** (``xp`` is numpy) runs the same algebra over blocks of
-  channels in a thread pool, with in-place updates, and uses ``scipy.fft``
-  when it is installed (faster than ``numpy.fft`` here; see
-  :mod:`symconv.bench.numeric`), else ``numpy.fft``.
+  wrapper in tests) keeps the state channel-major, (B, d', N'), and uses only
+  array-API operations: ``xp.asarray``, ``xp.zeros``, ``xp.fft.rfft``/``irfft``,
+  ``xp.matmul``, arithmetic operators, slicing, reductions.  No numpy call is
+  made on it.  Spectra are computed in float64, then rounded.
+* the **CPU path** (``xp`` is numpy) keeps the state as the input is laid out,
+  (B, N', d'), so ``run`` does no transposes: blocks of channels are copied
+  into reused zero-padded FFT buffers (one set per thread), and the result is
+  multiplied in place into the gate u·W + b1 (one GEMM); two state buffers
+  alternate across layers.  Filters of at most :data:`DIRECT_TAPS` taps are
+  applied directly.  Spectra are computed in the run's precision.  The FFT
+  library is the fastest installed one, measured once per process
+  (:func:`fastest_library`; ``SYMCONV_FFT`` overrides).
 
 :func:`run_bounded` also returns an a-priori bound on the rounding error,
 derived in :func:`error_bound_doc`.

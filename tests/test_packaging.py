@@ -236,3 +236,16 @@ def test_the_notebook_hooks_come_from_the_renderer_side():
     for name in ("blocks.py", "model.py", "claims.py"):
         assert "def _repr_latex_" not in (ROOT / "symconv" / name).read_text()
         assert "def _repr_markdown_" not in (ROOT / "symconv" / name).read_text()
+
+
+def test_all_covers_what_the_readme_imports():
+    import re
+
+    import symconv
+
+    assert all(hasattr(symconv, n) for n in symconv.__all__)
+    readme = (ROOT / "README.md").read_text()
+    names = set()
+    for group in re.findall(r"^from symconv import \(?([^)\n]+)\)?", readme, re.M):
+        names |= {n.strip() for n in group.split(",") if n.strip()}
+    assert names and names <= set(symconv.__all__), sorted(names - set(symconv.__all__))

@@ -43,10 +43,13 @@ import numpy as np
 
 from ..hyena import HyenaLayer, HyenaStack
 from ..model import HypothesisError, Layer, Stack
+from ..parametric.algebra import X, add, fblock, pmatmul, pones, psym, pzeros
+from ..parametric.check import PLayer, stack_at
 from .params import mask
 from .remember import remember_as_printed
 
-__all__ = ["baseconv_from_hyena", "baseconv_from_hyena_as_printed", "hyena_from_baseconv", "prep_layer"]
+__all__ = ["baseconv_from_hyena", "baseconv_from_hyena_as_printed", "hyena_from_baseconv", "hyena_chain_induction",
+           "hyena_induction", "hyena_route", "prep_layer"]
 
 
 def _obj(shape, *like: np.ndarray) -> np.ndarray:
@@ -93,8 +96,47 @@ def prep_layer(N: int, M: int, d: int, gap: int | None = None) -> Layer:
     return _gate_layer(_obj((d, d)), taps({0: 1, gap: 1}, d), keep, "causal", f"u + X^{gap}·u")
 
 
+def prep_player(N, M) -> PLayer:
+    """(u | 0…) ↦ (u | u | 0…): filter 1 + X^N, gate 1 on A ∪ B (sizes symbols or integers)."""
+    return PLayer(1 + X**N, pones(2 * N) | pzeros(M - 2 * N), label="prep: (u | u | 0)")
+
+
+def swap_player(N, M) -> PLayer:
+    """(u | z | 0) ↦ (z | u | 0): circular filter X^N + X^{M−N}, gate 1 on A ∪ B."""
+    return PLayer(X**N + X**(M - N), pones(2 * N) | pzeros(M - 2 * N), conv="circular", label="swap")
+
+
+def conv_player(N, M, ell) -> PLayer:
+    """(z | u | 0) ↦ (0 | u | h^ℓ * z): filter 1 + X^{2N}·h^ℓ (h^ℓ the named block ``h<ℓ>``), gate 1 on B ∪ C."""
+    return PLayer(1 + fblock(f"h{ell}", N, 2 * N), pzeros(N) | pones(2 * N) | pzeros(M - 3 * N),
+                  label=f"(0 | u | h^{ell} * z)")
+
+
+def gate_player(N, M, ell) -> PLayer:
+    """(0 | u | h*z) ↦ (u | (u·W^ℓ + b^ℓ) ⊙ (h^ℓ * z) | 0): roll up by N, gate z·W^ℓ + (1 | b^ℓ | 0)."""
+    return PLayer(X**(M - N), pones(N) | psym(f"b{ell}", N) | pzeros(M - 2 * N), conv="circular", W=f"W{ell}",
+                  label=f"(1 | b^{ell} | 0) + z·W^{ell} gates X^(M-N) ⊛ z")
+
+
+def readout_player(N, M) -> PLayer:
+    """(u | z | 0) ↦ (z | 0 …): roll up by N, gate 1 on A."""
+    return PLayer(X**(M - N), pones(N) | pzeros(M - N), conv="circular", label="read-out: slot B up to rows [0, N)")
+
+
+def hyena_route(N, M, L: int) -> tuple:
+    """The 3L + 1 layers of :func:`baseconv_from_hyena` as block-algebra layers (the one source)."""
+    layers = [prep_player(N, M)]
+    for ell in range(1, L + 1):
+        if ell > 1:
+            layers.append(swap_player(N, M))
+        layers += [conv_player(N, M, ell), gate_player(N, M, ell)]
+    return tuple(layers + [readout_player(N, M)])
+
+
 def baseconv_from_hyena(model: HyenaStack, N_int: int | None = None) -> Stack:
     """Prop. H.12 (Hyena → BaseConv), corrected: 3L + 1 layers on N' + N rows, N' ≥ 2N.
+
+    The layers are :func:`hyena_route` instantiated with the model's W^ℓ, b^ℓ, h^ℓ.
 
     >>> from symconv.hyena import HyenaLayer, HyenaStack
     >>> m = HyenaStack(2, 1, (HyenaLayer([[1]], [[0]], [[1]]),) * 2, N_int=4)
@@ -108,23 +150,60 @@ def baseconv_from_hyena(model: HyenaStack, N_int: int | None = None) -> Stack:
         raise HypothesisError(
             f"N_int: the simulation needs an internal length N' + N >= 3N (N' >= 2N), got {M} for N = {N}"
         )
-    zero_W = _obj((d, d))
-    up = taps({M - N: 1}, d)
-    layers = [prep_layer(N, M, d)]
+    values = {}
     for ell, layer in enumerate(model.layers, start=1):
-        if ell > 1:
-            layers.append(_gate_layer(zero_W, taps({N: 1, M - N: 1}, d), mask(M, (0, 2 * N)), "circular",
-                                      f"swap (u | z) -> (z | u), layer {ell}"))
-        g = _obj((3 * N, d), layer.h)
-        g[0, :] = 1
-        g[2 * N: 3 * N, :] = _pad(layer.h[:N], N, d)
-        layers.append(_gate_layer(zero_W, g, mask(M, (N, 3 * N)), "causal", f"(0 | u | h^{ell} * z)"))
-        b1 = _obj((M, d), layer.b)
-        b1[:N, :] = 1
-        b1[N: 2 * N, :] = _rows(layer.b, N, d)
-        layers.append(_gate_layer(layer.W, up, b1, "circular", f"(1 | b^{ell} | 0) + z·W^{ell} gates X^(M-N) ⊛ z"))
-    layers.append(_gate_layer(zero_W, up, mask(M, (0, N)), "circular", "read-out: slot B up to rows [0, N)"))
-    return Stack(N, d, tuple(layers), M, d, name=f"BaseConv simulating {model.name or 'Hyena'}")
+        values[f"W{ell}"] = layer.W
+        values[f"b{ell}"] = _rows(layer.b, N, d)
+        values[f"h{ell}"] = _pad(layer.h[:N], N, d)
+    return stack_at(hyena_route(N, M, model.L), N, M, d=d, values=values,
+                    name=f"BaseConv simulating {model.name or 'Hyena'}")
+
+
+def hyena_induction(N, Np) -> "Induction":
+    """The all-sizes proof of :func:`baseconv_from_hyena`, by induction on the number of layers.
+
+    Each part is one block of the route on a generic state, for every N and N' >= 2N:
+    the prep layer gives (u | u | 0); the first Hyena layer maps (u | u | 0) to
+    (u | z¹ | 0); any later layer ℓ maps (u | z | 0), z arbitrary, to
+    (u | (u·W^ℓ + b^ℓ) ⊙ (h^ℓ * z) | 0); the read-out brings slot B up.  Together
+    they are the route for every L.
+    """
+    from ..parametric.algebra import causal, hadamard, multiply
+    from ..parametric.check import Description, Induction, base_facts
+
+    M = Np + N
+    u, z = psym("u", N), psym("z", N)
+    f0 = base_facts({"N": 1})
+
+    def layer_out(ell, state):  # the Hyena layer: (u·W + b) ⊙ (h * z), N rows
+        conv = causal(multiply(fblock(f"h{ell}", N), state, f0), N, f0)
+        gate = add(pmatmul(u, f"W{ell}"), psym(f"b{ell}", N))
+        return hadamard(gate, conv, f0)
+
+    rest = pzeros(M - 2 * N)
+    prep = Description(u, (prep_player(N, M),), u | u | rest, N_int=M)
+    first = Description(u | u | rest, (conv_player(N, M, 1), gate_player(N, M, 1)),
+                        u | layer_out(1, u) | rest, N_int=M)
+    later = Description(u | z | rest, (swap_player(N, M), conv_player(N, M, 2), gate_player(N, M, 2)),
+                        u | layer_out(2, z) | rest, N_int=M)
+    read = Description(u | z | rest, (readout_player(N, M),), z, N_int=M)
+    return Induction((("prep: (u | u | 0)", prep), ("layer 1: (u | u | 0) -> (u | z^1 | 0)", first),
+                      ("layer l >= 2: (u | z | 0) -> (u | z^l | 0), any z", later),
+                      ("read-out: (u | z | 0) -> z", read)), note="by induction on L")
+
+
+def hyena_chain_induction(N) -> "Induction":
+    """All-sizes proof that one BaseConv layer (W, h, b1, b2 = 0) is the one-layer Hyena model
+    with projection (W, b1) and filter h, on an arbitrary input z: by induction, a chain of L
+    such Hyena models computes an L-layer BaseConv model with b2 = 0 (Prop. H.12, converse)."""
+    from ..parametric.algebra import causal, hadamard, multiply
+    from ..parametric.check import Description, Induction, base_facts
+
+    z, f0 = psym("z", N), base_facts({"N": 1})
+    layer = PLayer(fblock("h", N), psym("c", N), 0, W="W", label="BaseConv layer (W, h, b1 = c, b2 = 0)")
+    hyena = hadamard(add(pmatmul(z, "W"), psym("c", N)), causal(multiply(fblock("h", N), z, f0), N, f0), f0)
+    return Induction((("layer l: BaseConv(z) = Hyena(z), any z", Description(z, (layer,), hyena)),),
+                     note="by induction on L")
 
 
 def _pad(h: np.ndarray, N: int, d: int) -> np.ndarray:

@@ -114,6 +114,25 @@ class Description:
 
 
 @dataclass(frozen=True)
+class Induction:
+    """A route proved block by block: every part (label, Description) must hold for all sizes.
+
+    For a route whose number of layers is itself a size (L Hyena layers in
+    Prop. H.12), the parts are its first blocks and one generic later block on an
+    arbitrary input state; together they prove the route for every L by induction.
+    """
+
+    parts: tuple
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "parts", tuple(self.parts))
+        for i, part in enumerate(self.parts):
+            if not (isinstance(part, tuple) and len(part) == 2 and isinstance(part[1], (Description, Cases))):
+                raise HypothesisError(f"parts[{i}]: expected (label, Description)")
+
+
+@dataclass(frozen=True)
 class Cases:
     """Two descriptions for the cases ``a <= b`` (``le``) and ``a > b`` (``gt``).
 
@@ -358,6 +377,17 @@ def check(desc: Description, facts: Facts, depth: int = 6) -> PResult:
     >>> check(Description(psym("x", n), (PLayer(1, 1),), psym("x", n)), base_facts({"n": 1})).status
     'holds'
     """
+    if isinstance(desc, Induction):
+        results = [(label, check(d, facts, depth)) for label, d in desc.parts]
+        for label, r in results:
+            if r.status != "holds":
+                m = r.mismatch
+                if m is not None:
+                    m = Mismatch(f"{label}: {m.label}", m.layer, m.start, m.stop, m.got, m.expected, m.everywhere,
+                                 m.certain, m.when)
+                return PResult(r.status, r.facts, m, r.question and f"{r.question} (part {label})",
+                               cases=tuple(f"{t}: {r2.status}" for t, r2 in results))
+        return PResult("holds", str(facts), cases=tuple(f"{t}: holds" for t, _ in results))
     if isinstance(desc, Cases):
         results = [(text, _cases(d, f + Facts.of(*d.facts), depth)) for f, d, text in desc.leaves(facts)]
         return _join_leaves(results, str(facts + Facts.of(*desc.facts)))

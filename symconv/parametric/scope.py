@@ -128,6 +128,11 @@ def all_sizes(claim, variant, sweep: Sequence[Mapping[str, int]], concrete_fails
     'all sizes'
     """
     got = describe(claim, variant)
+    if got is None and getattr(variant, "proof", None) is not None:
+        cache = variant.__dict__.setdefault("_symbolic", {})
+        if "proof" not in cache:
+            cache["proof"] = variant.proof(symbols_for(claim))
+        got = cache["proof"], facts_for(claim, cache["proof"], variant)
     if got is None:
         return None, ""
     desc, facts = got
