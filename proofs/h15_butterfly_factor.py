@@ -49,10 +49,23 @@ def matrix_instance(lhs, rhs, n):
     return Instance(x, compile_matrix(lhs, n, 1), expected)
 
 
+def cyclic_shift(n, j):
+    """C^j (n×n) with (C^j x)_i = x_{(i−j) mod n}: the cyclic reading of S^j."""
+    C = shift_matrix(n, 0)
+    return np.roll(C, j, axis=0)
+
+
+def prop_h15_cyclic(F):
+    """S^{k/2} D₃ + D₂ S^{n/2} + D₁ as printed, with S^j read as the cyclic shift C^j."""
+    D1, D2, D3 = diag_matrix(F.d), diag_matrix(F.d_plus), diag_matrix(F.d_minus)
+    return cyclic_shift(F.n, F.k // 2).dot(D3) + D2.dot(cyclic_shift(F.n, F.n // 2)) + D1
+
+
 def build_prop(form):
     def build(z):
         F = symbolic_factor(z["n"], z["k"], "b")
         lhs = {"down": lambda: prop_h15_rhs(F, "down"), "up": lambda: prop_h15_rhs(F, "up"),
+               "cyclic": lambda: prop_h15_cyclic(F),
                "corrected": lambda: prop_h15_corrected(F)}[form]()
         return matrix_instance(lhs, F.to_matrix(), z["n"])
     return build
@@ -72,7 +85,8 @@ def build_eq5(which, direction="down"):
     def build(z):
         n = z["n"]
         F = symbolic_factor(n, n, "b")
-        S = shift_matrix(n, n // 2)
+        # the cyclic C^{n/2} is its own transpose, so only "down" and "up" differ below
+        S = shift_matrix(n, n // 2) if direction != "cyclic" else cyclic_shift(n, n // 2)
         S = S if direction == "down" else S.T
         if which == "D1":
             lhs, rhs = diag_matrix(F.d), block(n, "D1", F) + block(n, "D4", F)
@@ -84,10 +98,21 @@ def build_eq5(which, direction="down"):
     return build
 
 
-PRINTED_NOTE = "d⁺ = (0, D2) vanishes on the top half, so D₂ S^{n/2} has zero top rows; B has D2 there"
+PRINTED_NOTE = ("fails as printed under every reading of S (down, up, cyclic): d⁺ = (0, D2) vanishes on the "
+                "top half, so D₂ S^{n/2} has zero top rows for any matrix S^{n/2}, while B has D2 there")
+S_READING = "S^j is not defined in our parts: read as the {} shift, {}"
+READ_DOWN = S_READING.format("down", "(S^j x)_i = x_{i−j}")
+READ_UP = S_READING.format("up", "(S^j x)_i = x_{i+j}")
+READ_CYC = S_READING.format("cyclic", "(S^j x)_i = x_{(i−j) mod n}")
+EQ5_D2_NOTE = ("fails as printed under every reading of S: d⁺ = (0, D2) vanishes on the top half, so "
+               "D₂ S^{n/2} has zero top rows whatever S^{n/2} is")
 VARIANTS = (
-    Variant("as printed, S down", build_prop("down"), expect="fails", fails_at=("output",), note=PRINTED_NOTE),
-    Variant("as printed, S up", build_prop("up"), expect="fails", fails_at=("output",), note=PRINTED_NOTE),
+    Variant("as printed, S down", build_prop("down"), expect="fails", fails_at=("output",), note=PRINTED_NOTE,
+            reading=READ_DOWN),
+    Variant("as printed, S up", build_prop("up"), expect="fails", fails_at=("output",), note=PRINTED_NOTE,
+            reading=READ_UP),
+    Variant("as printed, S cyclic", build_prop("cyclic"), expect="fails", fails_at=("output",), note=PRINTED_NOTE,
+            reading=READ_CYC),
     Variant("corrected", build_prop("corrected"),
             note="B_k^(n) = D₁ + S^{k/2} D₃ + (S^{k/2})ᵀ D₂, S down: (S^j x)_i = x_{i−j}"),
 )
@@ -99,19 +124,24 @@ CLAIMS = [
     Claim("H.15", "butterfly_factor_decomposition (k < n)",
           "the same decomposition for every power of two k <= n (d, d⁺, d⁻ taken factor by factor)",
           SIZES, None, tuple(Variant(v.name, v.build, v.expect, v.note, fails_at=v.fails_at,
-                                     reading="not stated in the paper: Prop. H.15 is stated for n = k only")
+                                     reading="not stated in the paper: Prop. H.15 is stated for n = k only"
+                                             + (f"; {v.reading}" if v.reading else ""))
                              for v in VARIANTS), (POW2, K_LE_N)),
     Claim("H.15", "equation 5",
           "D₁ ≡ [[D1,0],[0,D4]], D₂ S^{n/2} ≡ [[0,D2],[0,0]], S^{n/2} D₃ ≡ [[0,0],[D3,0]] (n = k)",
           SIZES, None,
           (Variant("D₁ ≡ [[D1,0],[0,D4]]", build_eq5("D1")),
            Variant("D₂ S^{n/2} ≡ [[0,D2],[0,0]], S down", build_eq5("D2", "down"), expect="fails", fails_at=("output",),
-                   note=PRINTED_NOTE),
+                   note=EQ5_D2_NOTE, reading=READ_DOWN),
            Variant("D₂ S^{n/2} ≡ [[0,D2],[0,0]], S up", build_eq5("D2", "up"), expect="fails", fails_at=("output",),
-                   note=PRINTED_NOTE),
-           Variant("S^{n/2} D₃ ≡ [[0,0],[D3,0]], S down", build_eq5("D3", "down")),
+                   note=EQ5_D2_NOTE, reading=READ_UP),
+           Variant("D₂ S^{n/2} ≡ [[0,D2],[0,0]], S cyclic", build_eq5("D2", "cyclic"), expect="fails",
+                   fails_at=("output",), note=EQ5_D2_NOTE, reading=READ_CYC),
+           Variant("S^{n/2} D₃ ≡ [[0,0],[D3,0]], S down", build_eq5("D3", "down"), reading=READ_DOWN),
            Variant("S^{n/2} D₃ ≡ [[0,0],[D3,0]], S up", build_eq5("D3", "up"), expect="fails", fails_at=("output",),
-                   note="S up moves D3's rows above the matrix")),
+                   note="fails as printed with S up (S up moves D3's rows above the matrix); holds with S down",
+                   reading=READ_UP),
+           Variant("S^{n/2} D₃ ≡ [[0,0],[D3,0]], S cyclic", build_eq5("D3", "cyclic"), reading=READ_CYC)),
           (POW2, N_EQ_K)),
 ]
 

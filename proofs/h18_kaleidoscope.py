@@ -16,13 +16,17 @@ is 10·w·log(end); that is the "claimed" L shown.
 The symbolic sweep is bounded by w·e·n·d <= 8 (a bound on the sweep, not a
 hypothesis of the lemma); the numeric cross-check runs up to end = 2^20.
 """
-from symconv import Claim, Hypothesis, Instance, Signature, SizeParam, Variant, sym, verify
+import numpy as np
+
+from symconv import Claim, Hypothesis, Instance, Signature, SizeParam, Step, Variant, sym, verify
+from symconv.model import Stack
 from symconv.hypotheses import pow2
 from symconv.parametric import size
 from symconv.sweep import Cap
 from symconv.blocks import from_array
 from symconv.claims import NumericCase
-from symconv.constructions.butterfly import from_row_major, is_pow2, log2, row_major
+from symconv.constructions.butterfly import (compile_factors, factor_layer_count, from_row_major, is_pow2, log2,
+                                             row_major)
 from symconv.constructions.kaleidoscope import (compile_kaleidoscope, kaleidoscope_layer_count,
                                                 random_kaleidoscope, symbolic_kaleidoscope)
 
@@ -38,6 +42,35 @@ def build(z):
     u = sym("u", n, d)
     expected = from_array(from_row_major(K.apply(row_major(u.entries)), n, d), "M·x")
     return Instance(u, compile_kaleidoscope(K, n, d), expected)
+
+
+def build_printed(z):
+    """The printed route: each E_i as 2·log(end) models of Lemma H.16 (1), stacked by Lemma H.11.
+
+    Steps: the state after the models of E_1, …, E_i is E_i ⋯ E_1 x′ (x′ = (x, 0) ∈ R^{end}) in
+    block 0 of the en×3d state, zeros elsewhere; and the layer count of 2·log(end) models of (1)
+    per E_i, w times (the sizes k = end, end/2, …, 2 of M₂ᵀ and of M₁).
+    """
+    n, d, e, w = z["n"], z["d"], z["e"], z["w"]
+    K = symbolic_kaleidoscope(n * d, e, w, "k")
+    u = sym("u", n, d)
+    x = np.zeros(e * n * d, dtype=object)
+    x[...] = 0
+    x[: n * d] = row_major(u.entries)
+    layers, steps = [], []
+    zero = np.zeros((e * n, d), dtype=object)
+    zero[...] = 0
+    for i, t in enumerate(K.terms):
+        for f in t.applied():
+            layers += compile_factors([f], n, d, N_int=e * n, D=d).layers
+        x = t.apply(x)
+        state = from_array(np.concatenate([x.reshape(e * n, d), zero, zero], axis=1), "state")
+        steps.append(Step(f"E_{i + 1}x′ by 2·log(end) models of H.16 (1)", len(layers), state))
+    per_E = sum(factor_layer_count(k, d) + 1 for _ in range(2) for k in (e * n * d >> t for t in range(log2(e * n * d))))
+    steps.append(Step("w·2·log(end) models of H.16 (1) (H.11)", 0, kind="count", count=w * per_E))
+    stack = Stack(n, d, tuple(layers), e * n, 3 * d, name=f"(BB*)^{w}_{e}: 2w·log(end) models of (1)")
+    expected = from_array(from_row_major(K.apply(row_major(u.entries)), n, d), "M·x")
+    return Instance(u, stack, expected, tuple(steps))
 
 
 def numeric(N, d, batch, rng, e=2, w=1):
@@ -62,7 +95,12 @@ CLAIMS = [
           "M·x for M ∈ (BB*)^w_e (nd×nd) with L = O(w log(end)), N' = en, d' = d",
           SIZES, claimed,
           (Variant("construction", build, numeric=numeric,
-                   note="2w·(log d + 2 log(en)) + 1 layers, N' = en, d' = 3d"),),
+                   note="2w·(log d + 2 log(en)) + 1 layers, N' = en, d' = 3d"),
+           Variant("as printed: models of H.16 (1) stacked", build_printed,
+                   note="the proof's route: every butterfly factor matrix of every E_i a model of H.16 (1) "
+                        "(symconv's, with its sum layer), stacked; states after each E_i and the count "
+                        "w·2·log(end) models are steps.  L = 2w·(2·log d + 3·log(en)) here; the lemma's "
+                        "O(w log(end)) has no stated constant; d' = 3d against the stated d' = d")),
           HYP, caps=CAPS),
 ]
 

@@ -43,7 +43,7 @@ import numpy as np
 from symconv.model import HypothesisError
 import sympy
 
-from symconv import Claim, Hypothesis, Instance, Signature, SizeParam, Variant, sym, verify, zeros
+from symconv import Claim, Hypothesis, Instance, Signature, SizeParam, Step, Variant, sym, verify, zeros
 from symconv.hypotheses import divides, pow2
 from symconv.parametric import size
 from symconv.blocks import Block, from_array
@@ -160,18 +160,29 @@ def family(name, statement, key_of, n_of, sizes, hypotheses=(), numeric=None, ex
 
 # ---- the multiplication step as printed: remember(y : v2, v3, e_0, p) after projecting v1 away
 
-def printed_mult_layer(s):
-    """Input (v1 | v2 | v3 | 0); projection = shift_up by m (y = (v2 | v3 | 0)); remember with p constant."""
+STEP_Y = "y^ℓ ≡ (v₂, v₃, 0) by an (n, 1, d, n, d) projection"
+STEP_Z = "z^{ℓ+1} ≡ (v₁⊙(e₀∗v₂) | v₃ | 0) ≡ (v₁⊙v₂ | v₃ | 0)"
+
+
+def printed_mult_layer(s, p_is_v1=False):
+    """Input (v1 | v2 | v3 | 0) = R^ℓz^ℓ; projection = shift_up by m (y = (v2 | v3 | 0)); remember with p.
+
+    ``p_is_v1``: pass the data v1 itself as Prop. H.10's gate parameter p (the literal call
+    remember(y : v2, v3, e_0, v1)); otherwise p is a symbolic constant.  Steps: y^ℓ after the
+    one projection layer, and z^{ℓ+1} after remember (its two ≡ forms are one state: e_0 ∗ v2 = v2).
+    """
     m, r = s["m"], s["r"]
     N = max(2 * m + r, required_length(m, r, 0))
     v1, v2, v3 = sym("v1", m), sym("v2", m), sym("v3", r)
     y = v1 | v2 | v3 | zeros(N - 2 * m - r)
-    p = sym("p", m)                                   # the gate parameter of Prop. H.10
+    p = v1 if p_is_v1 else sym("p", m)                # the gate parameter of Prop. H.10
     proj = shift_up(N, m)                             # (v2 | v3 | 0): v1 is gone
     rem = remember(N, m, r, 0, 0, [[1]] + [[0]] * (m - 1), p.entries, N_int=N)
     stack = Stack(N, 1, proj.layers + rem.layers, N, 1, name="projection ; remember(y : v2, v3, e_0, p)")
     expected = (v1 * v2) | v3 | zeros(N - m - r)
-    return Instance(y, stack, expected)
+    steps = (Step(STEP_Y, len(proj.layers), v2 | v3 | zeros(N - m - r)),
+             Step(STEP_Z, len(proj.layers) + len(rem.layers), expected))
+    return Instance(y, stack, expected, steps)
 
 
 def working_mult_layer(s):
@@ -213,9 +224,15 @@ CLAIMS = [
     Claim("H.21", "mult layer", "a layer of m multiplications v1 ⊙ v2 that keeps r carried wires v3",
           MULT_SIZES, lambda s: Signature(2 * s["m"] + s["r"], math.ceil(math.log2(2 * s["m"] + s["r"])), 1,
                                           2 * s["m"] + s["r"], 1),
-          (Variant("remember(y : v2, v3, e_0, p) as printed", printed_mult_layer, expect="fails", fails_at=("output",),
-                   note="p is a parameter of Prop. H.10 (a bias); after the projection v1 is not in the state, "
-                        "so the output is p ⊙ v2 for every choice of p"),
+          (Variant("remember(y : v2, v3, e_0, p) as printed", printed_mult_layer, expect="fails", fails_at=(STEP_Z,),
+                   note="fails as printed: p is a parameter of Prop. H.10 (a bias); after the projection v1 is "
+                        "not in the state, so the output is p ⊙ v2 for every choice of p.  The projection step "
+                        "y^ℓ ≡ (v₂, v₃, 0) holds (one layer)"),
+           Variant("remember(y : v2, v3, e_0, v1), v1 as the parameter p", lambda s: printed_mult_layer(s, True),
+                   reading="literal call with the data v₁ passed as the gate parameter p of Prop. H.10: it "
+                           "computes z^{ℓ+1}, but its parameters are then the input's values, so it is not a "
+                           "BaseConv model of the input; with p fixed (a model) it fails (variant above)",
+                   note="every step holds when p = v₁: the printed call is right except that p must be data"),
            Variant("construction", working_mult_layer,
                    note="routing to v2 | v1 | v3 blocks T apart, then (y·I) ⊙ (e_T * y + 1_{v3})"))),
 ]

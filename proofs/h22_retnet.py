@@ -68,6 +68,14 @@ def readout(u, states):
     return from_array(np.array(rows, dtype=object))
 
 
+def z1_line2_obvious(u, WA, WV, gamma):
+    """γ(W_Aᵀ(u^T[:,0] u[0,:])W_V) + W_Aᵀ(u^T[:,1] u[1,:])W_V: the printed z¹ line 2 with index 1 → 0."""
+    U = sympy.Matrix(np.asarray(u, dtype=object).tolist())
+    A, V = sympy.Matrix(WA), sympy.Matrix(WV)
+    col, row = lambda i: U[i, :].T, lambda i: U[i, :]
+    return gamma * (A.T * (col(0) * row(0)) * V) + A.T * (col(1) * row(1)) * V
+
+
 def build(form="scan", source="eq6", line=None):
     def b(s):
         N, d = s["N"], s["d"]
@@ -80,6 +88,9 @@ def build(form="scan", source="eq6", line=None):
             states = list(states)
             lines = printed_lines(u.entries, WA, WV, GAMMA)
             states[0 if line.startswith("z0") else 1] = lines[line]
+        elif source == "obvious":  # z¹ line 2 with u^T[:, 0] in its γ term, as line 3 has it
+            states = list(states)
+            states[1] = z1_line2_obvious(u.entries, WA, WV, GAMMA)
         return Instance(u, model(N, d, form).stack, readout(u, states))
     return b
 
@@ -124,11 +135,17 @@ CLAIMS = [
           + tuple(Variant(f"printed {ln}", build(source="printed", line=ln),
                           expect="fails" if ln == "z1 line 2" else "holds",
                           fails_at=("output",) if ln == "z1 line 2" else (),
-                          reading="literal index; the obvious reading u^T[:, 0] holds (line 3 uses it)"
+                          reading="literal index u^T[:, 1] in the γ term; the obvious reading u^T[:, 0] holds "
+                                  "(variant 'printed z1 line 2, obvious reading u^T[:, 0]')"
                           if ln == "z1 line 2" else "",
-                          note=("γ(W_Aᵀ(u^T[:,1] u[0,:])W_V): the index should be 0"
+                          note=("fails as printed; holds under the obvious reading: γ(W_Aᵀ(u^T[:,1] u[0,:])W_V) "
+                                "should read u^T[:,0]"
                                 if ln == "z1 line 2" else ""))
-                  for ln in LINES),
+                  for ln in LINES)
+          + (Variant("printed z1 line 2, obvious reading u^T[:, 0]", build(source="obvious"),
+                     reading="obvious reading of the one index of z¹ line 2 (u^T[:, 1] → u^T[:, 0] in the γ term, "
+                             "as the line before, γz⁰, and the line after have it)",
+                     note="holds: the printed line 2 is a one-index slip"),),
           (), caps=(Cap(("N", "d"), 4),)),
 ]
 

@@ -356,7 +356,7 @@ class Derivation:
         return "\n\n".join(out)
 
     def _repr_latex_(self) -> str:
-        return "$$" + r"\\".join(b for k, b in self.parts if k == "math") + "$$"
+        return r"$$\begin{gathered}" + r" \\ ".join(b for k, b in self.parts if k == "math") + r"\end{gathered}$$"
 
 
 BREAK_AT = 110  # formulas longer than this (in characters, macros left out) are broken at their relations
@@ -990,8 +990,8 @@ def verdict_markdown(v) -> str:
     s = f"**{v.id} {v.name}** [{v.variant}]: **{v.verdict}** ({v.scope}, {v.sizes_checked} sizes)"
     if not v.ok:
         s += f", recorded {v.expect}"
-    if v.failure is not None:
-        s += f"; fails {v.failure.describe()}"
+    if v.failure is not None:  # in words and formulas (MathJax), not Python's text
+        s += "; fails " + _md(failure_latex(v.failure))
     if getattr(v, "parametric", ""):
-        s += f"; {v.parametric}"
+        s += "; " + _md(prose(v.parametric))
     return s

@@ -56,8 +56,10 @@ FFT_C = 7.0
 CACHE_BYTES = 1 << 30
 #: Target size of one block of the CPU path (bytes of one padded real block).
 BLOCK_BYTES = 16 << 20
-#: Least number of rows (batch × channels) in one block of the CPU path.
+#: Least number of rows (batch × channels) in one block of the namespace path's estimates.
 BLOCK_ROWS = 1
+#: Channels per tile of the CPU path: one tile is transposed at a time (8 float64 = one cache line).
+CHANNEL_BLOCK = 8
 
 
 def fast_length(n: int) -> int:
@@ -554,22 +556,34 @@ def _gate_rows(p: PreparedLayer, z: np.ndarray, out: np.ndarray) -> None:
         out[...] = b1
 
 
-def _direct_rows(p: PreparedLayer, z: np.ndarray, out: np.ndarray, r0: int, r1: int, tmp: np.ndarray) -> None:
-    """out[:, r0:r1] *= (h * z + b2)[:, r0:r1] with the K taps applied directly (circular folds)."""
+def _direct_rows(p: PreparedLayer, z: np.ndarray, out: np.ndarray, r0: int, r1: int, acc: np.ndarray,
+                 prod: np.ndarray) -> None:
+    """out[:, r0:r1] *= (h * z + b2)[:, r0:r1] with the K taps applied directly (circular folds).
+
+    ``acc`` and ``prod`` are scratch buffers of at least r1 − r0 rows (no other allocation).
+    """
     N = z.shape[1]
     h = p.hT.T  # (K, d')
-    acc = tmp[:, : r1 - r0]
-    acc[...] = 0 if p.b2 is None else p.b2.T[r0:r1] if p.b2.shape[1] > 1 else p.b2.T
+    n = r1 - r0
+    acc = acc[:, :n]
+    if p.b2 is None:
+        acc[...] = 0
+    else:
+        acc[...] = p.b2.T[r0:r1] if p.b2.shape[1] > 1 else p.b2.T
     for k in range(h.shape[0]):
         hk = h[k]
         if not np.any(hk):
             continue
         lo = max(r0, k)  # rows i with i - k >= 0
         if lo < r1:
-            acc[:, lo - r0:] += z[:, lo - k:r1 - k] * hk
+            m = r1 - lo
+            np.multiply(z[:, lo - k:r1 - k], hk, out=prod[:, :m])
+            acc[:, lo - r0:] += prod[:, :m]
         if p.conv == "circular" and r0 < k:  # rows i < k read row i - k + N
             hi = min(r1, k)
-            acc[:, : hi - r0] += z[:, r0 - k + N:hi - k + N] * hk
+            m = hi - r0
+            np.multiply(z[:, r0 - k + N:hi - k + N], hk, out=prod[:, :m])
+            acc[:, :m] += prod[:, :m]
     out[:, r0:r1] *= acc
 
 
@@ -612,43 +626,58 @@ class _Runner:
             return np.ascontiguousarray(np.transpose(self.rows(p, zr), (0, 2, 1)))
         return apply_prepared_layer(p, z, self.prep.xp, self.prep.complex)
 
+    def buffer(self, name: str, shape: tuple, dtype: Any) -> np.ndarray:
+        """A scratch array of this thread, reused across calls and layers."""
+        key = (threading.get_ident(), name, shape, np.dtype(dtype).str)
+        buf = self._plans.get(key)
+        if buf is None:
+            buf = self._plans[key] = np.empty(shape, dtype=dtype)
+        return buf
+
     def rows(self, p: PreparedLayer, z: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """One layer on a (B, N', d') state on the CPU path, into ``out`` (a new array if None)."""
         B, N, d = z.shape
         out = np.empty_like(z) if out is None else out
         _gate_rows(p, z, out)
         if p.direct:
-            chunk = max(1, (BLOCK_BYTES // max(1, B * d * z.dtype.itemsize)))
+            chunk = min(N, max(64, BLOCK_BYTES // (16 * max(1, B * d * z.dtype.itemsize))))
             spans = [(r0, min(N, r0 + chunk)) for r0 in range(0, N, chunk)]
-            tmp = {}
 
             def run_span(r0: int, r1: int) -> None:
-                t = tmp.get(threading.get_ident())
-                if t is None or t.shape[1] < r1 - r0:
-                    t = tmp[threading.get_ident()] = np.empty((B, chunk, d), dtype=z.dtype)
-                _direct_rows(p, z, out, r0, r1, t)
+                acc = self.buffer("acc", (B, chunk, d), z.dtype)
+                prod = self.buffer("prod", (B, chunk, d), z.dtype)
+                _direct_rows(p, z, out, r0, r1, acc, prod)
             self._map(run_span, spans)
             return out
         F = p.fft_len
-        blocks = _blocks(B, d, F, z.dtype.itemsize, self.prep.workers)
-        fft = self.prep.fft
-        b2 = None if p.b2 is None else p.b2  # (d' or 1, N' or 1)
+        width = CHANNEL_BLOCK
+        blocks = [(c0, min(d, c0 + width)) for c0 in range(0, d, width)]
+        b2 = p.b2  # (d' or 1, N' or 1)
+        cplx = self.prep.complex
 
         def block(c0: int, c1: int) -> None:
             rows = c1 - c0
-            plan = self._plan(rows, F)
+            plan = self._plan(1, F)
+            tile = self.buffer("tile", (rows, N), z.dtype)
             if p.spectrum is not None:
                 H = p.spectrum[c0:c1]
             else:  # not cached: the filter's spectrum for this block, in the run's precision
-                H = fft.rfft(p.hT[c0:c1], F, 1)
+                H = self.buffer("H", (rows, F // 2 + 1), cplx)
+                K = p.hT.shape[1]
+                for r in range(rows):
+                    plan.inp[0, :K] = p.hT[c0 + r]
+                    plan.inp[0, K:N] = 0
+                    H[r] = plan.forward()[0]
             for b in range(B):
-                plan.inp[:, :N] = z[b, :, c0:c1].T
-                spec = plan.forward()
-                spec *= H
-                conv = plan.backward(spec)[:, :N]
+                tile[...] = z[b, :, c0:c1].T  # one tile of channels: cache lines read whole
+                for r in range(rows):
+                    plan.inp[0, :N] = tile[r]
+                    spec = plan.forward()
+                    spec *= H[r]
+                    tile[r] = plan.backward(spec)[0, :N]
                 if b2 is not None:
-                    conv += _rows(b2, c0, c1)
-                out[b, :, c0:c1] *= conv.T
+                    tile += _rows(b2, c0, c1)
+                out[b, :, c0:c1] *= tile.T
         self._map(block, blocks)
         return out
 

@@ -340,7 +340,8 @@ def formula(text: Any) -> str:
                     i += 2
                     continue
             depth += {"(": 1, ")": -1}.get(op, 0)
-            out.append({"*": r"\,", "+": " + ", "-": " - ", "/": "/"}.get(op, op))
+            unary = op == "-" and (i == 0 or (toks[i - 1].group("op") or "") in ("(", "*", "/", "**"))
+            out.append("-" if unary else {"*": r"\,", "+": " + ", "-": " - ", "/": "/"}.get(op, op))
         i += 1
     return "".join(out).strip().replace("  ", " ") or "{}"
 

@@ -246,7 +246,7 @@ def test_an_uninformative_bound_is_decided_exactly_and_can_fail(monkeypatch):
         assert bad["vacuous"] and not bad["holds"] and "mismatch" in bad["exact_detail"]
 
 
-def _deep_float32_case(wrong_by=0.0, S=12, L=50, N=1024):
+def _deep_float32_case(wrong_by=0.0, S=14, L=50, N=1024):
     """S squaring layers, then L − S two-tap averages: the float32 a-priori bound exceeds the output
     (it doubles with every squaring), the float64 one does not.  The reference applies the same
     operations directly (products and shifts, no FFT)."""

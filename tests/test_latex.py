@@ -79,7 +79,8 @@ def test_math_in_statements_is_typeset():
 
 def test_formula_text_becomes_math_never_code():
     assert formula("S[0,0] + x[0,0] + 1") == "S_{0,0} + x_{0,0} + 1"
-    assert formula("-y[1,0]**2*gamma") == r"- y_{1,0}^{2}\,\gamma"
+    assert formula("-y[1,0]**2*gamma") == r"-y_{1,0}^{2}\,\gamma"
+    assert formula("3*(-2 + a)") == r"3\,(-2 + a)"
     assert formula("__import__('os')") == math_escape("__import__('os')")
     long = formula(" + ".join(f"x[{i},0]" for i in range(200)))
     assert long.endswith(r"+ \cdots\text{ (169 more terms)}") and long.count("x_") == 31

@@ -156,7 +156,7 @@ def test_the_wheel_holds_the_proofs_the_plugin_and_py_typed(wheel):
     assert "symconv/py.typed" in names and "symconv/__main__.py" in names
     entry = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry).decode()
-    assert "symconv = symconv.cli:main" in text and "symconv = symconv.pytest_plugin" in text
+    assert "symconv = symconv.__main__:main" in text and "symconv = symconv.pytest_plugin" in text
     assert not any("tests/" in n or n.startswith("proofs/") for n in names)
 
 

@@ -62,7 +62,8 @@ def example() -> tuple[str, str]:
 
 def pytest_run(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     quiet = [] if "-v" in args else ["-q"]
-    return subprocess.run([sys.executable, "-m", "pytest", *quiet, "-p", "no:cacheprovider", *args],
+    fast = ["-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark"]  # startup time
+    return subprocess.run([sys.executable, "-m", "pytest", *quiet, *fast, *args],
                           cwd=cwd, capture_output=True, text=True, timeout=120)
 
 

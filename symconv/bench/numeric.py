@@ -87,17 +87,21 @@ def dense_layer(N: int, d: int, K: int | None = None, seed: int = 0) -> Layer:
 
 
 def floor_fn(prep: numeric.Prepared, z: np.ndarray, runner: Any) -> Callable[[], Any]:
-    """The floor: rfft + irfft of every row of the (B, N, d) state at the layer's FFT length,
-    row blocks copied into reused buffers, with the same library, blocks and threads as the layer."""
+    """The floor: rfft + irfft of every channel of the state at the layer's FFT length, row by row
+    into the same reused buffers, library and threads as the layer (the state given channel-major,
+    so the floor pays no transposes)."""
     B, N, d = z.shape
     F = prep.layers[0].fft_len
-    blocks = numeric._blocks(B, d, F, z.dtype.itemsize, prep.workers)
+    zc = np.ascontiguousarray(np.transpose(z, (0, 2, 1)))
+    w = numeric.CHANNEL_BLOCK
+    blocks = [(c0, min(d, c0 + w)) for c0 in range(0, d, w)]
 
     def block(c0: int, c1: int) -> None:
-        plan = runner._plan(c1 - c0, F)
+        plan = runner._plan(1, F)
         for b in range(B):
-            plan.inp[:, :N] = z[b, :, c0:c1].T
-            plan.backward(plan.forward())
+            for c in range(c0, c1):
+                plan.inp[0, :N] = zc[b, c]
+                plan.backward(plan.forward())
 
     def f() -> None:
         runner._map(block, blocks)

@@ -54,7 +54,7 @@ import numpy as np
 from ..model import HypothesisError, Layer, Stack, as_param
 from ..parametric.algebra import X, fblock, pones, psym, pzeros
 from ..parametric.check import PLayer, stack_at
-from .params import gate_layer, unit_filter
+from .params import gate_layer
 
 __all__ = ["copy_offset", "remember", "remember_as_printed", "remember_family", "remember_layers", "required_length"]
 
@@ -92,45 +92,6 @@ def _check(N: int, n: int, m: int, s: int, t: int, h: Any, p: Any, d: int) -> tu
             f"p: the gate must be (n+s)×d = {(n + s, d)} (p ∈ R^((n+s)×d)), got {p.shape}"
         )
     return h, p
-
-
-def _dtype(*arrays: Any) -> Any:
-    """object when any array holds Python objects (sympy, Fractions), else a numeric dtype."""
-    arrs = [np.asarray(a) for a in arrays]
-    if any(a.dtype == object for a in arrs):
-        return object
-    return np.result_type(np.int64, *[a.dtype for a in arrs])
-
-
-def _as_rows(block: Any, d: int, dtype: Any) -> np.ndarray:
-    b = np.asarray(block, dtype=dtype)
-    if b.ndim < 2:
-        b = b.reshape(-1, 1)
-    return np.broadcast_to(b, (b.shape[0], d))
-
-
-def _column(N: int, spans: list[tuple[int, Any]], d: int) -> np.ndarray:
-    """An N×d array holding each (offset, block) of ``spans``, cut at N."""
-    dtype = _dtype(*(b for _, b in spans))
-    out = np.zeros((N, d), dtype=int).astype(dtype)
-    for off, block in spans:
-        b = _as_rows(block, d, dtype)
-        stop = min(N, off + b.shape[0])
-        if stop > off:
-            out[off:stop] = b[: stop - off]
-    return out
-
-
-def _filter(K: int, taps: list[tuple[int, Any]], d: int) -> np.ndarray:
-    """A K×d filter: the sum of the blocks of ``taps`` at their offsets (cut at K)."""
-    dtype = _dtype(*(b for _, b in taps))
-    out = np.zeros((max(K, 1), d), dtype=int).astype(dtype)
-    for off, block in taps:
-        b = _as_rows(block, d, dtype)
-        stop = min(out.shape[0], off + b.shape[0])
-        if stop > off:
-            out[off:stop] = out[off:stop] + b[: stop - off]
-    return out
 
 
 def remember_layers(n, m, s, M, k) -> tuple:
@@ -212,41 +173,54 @@ def remember_as_printed(N: int, n: int, m: int, s: int, t: int, h: Any, p: Any, 
                         shift_up: str = "H.8") -> Stack:
     """Prop. H.10's five layers exactly as printed (blocks cut at N).
 
-    ``shift_up="H.8"`` ends with Prop. H.8's printed three layers
-    (⊛ e_0, shift_down, ⊛ e_0); ``shift_up="working"`` ends with the one circular
-    layer of :func:`symconv.constructions.shifts.shift_up` instead (three layers
-    in all), to test the first two printed layers on their own.
+    The layers are those of the printed route
+    :func:`symconv.parametric.printed.remember_route` (the one source, which the
+    repair search edits), instantiated with h and p; where the printed blocks reach
+    past N (the hypothesis n + m + s + t <= N allows it) they are cut at N, as the
+    printed state would be.  ``shift_up="H.8"`` ends with Prop. H.8's printed three
+    layers (⊛ e_0, shift_down, ⊛ e_0); ``shift_up="working"`` ends with one working
+    circular shift_up layer instead (three layers in all).
 
     >>> remember_as_printed(8, 1, 1, 0, 0, [[1]], [[1]]).L
     5
     """
+    from ..parametric.printed import remember_route
+
     h, p = _check(N, n, m, s, t, h, p, d)
     if shift_up not in ("H.8", "working"):
         raise HypothesisError(f"shift_up: expected 'H.8' or 'working', got {shift_up!r}")
-    ones = np.ones((1, d), dtype=int)
-    far = n + m + s + t
-    h1 = _filter(min(N, far + 1), [(0, h), (far, ones)], d)
-    b11 = _column(N, [(0, p), (2 * n + 2 * s + m + t, np.ones((m, d), dtype=int))], d)
-    l1 = gate_layer(h1, b11, 0, d=d, label="b¹₁ ⊙ ((h | 0^m | e_{s+t} | 0…) * y)")
-    h2 = _filter(min(N, far + 1), [(0, ones), (far, ones)], d)
-    b21 = _column(N, [(2 * n + s + m + t, np.ones((n + s + m, d), dtype=int))], d)
-    l2 = gate_layer(h2, b21, 0, d=d, label="b²₁ ⊙ ((e_0 | 0^{m+t} | e_0 | 0…) * z¹)")
     amount = printed_shift(n, m, s, t)
-    if shift_up == "working":
-        if amount < N:
-            tail = _working_up(N, amount, d)
-        else:
-            tail = (gate_layer(np.zeros((1, d), dtype=int).astype(object), [[0]], 0, d=d,
-                               label=f"shift_up by {amount} >= N: zero"),)
+    route = remember_route({"n": n, "m": m, "s": s, "t": t, "N": max(N, amount)}, shift_up)
+    values = {"h": h, "p": p}
+    layers = [_cut_layer(rl, N, d, values) for rl in route.layers[:2]]
+    if shift_up == "working" and amount >= N:
+        layers.append(gate_layer(np.zeros((1, d), dtype=int).astype(object), [[0]], 0, d=d,
+                                 label=f"shift_up by {amount} >= N: zero"))
+    elif shift_up == "working":
+        layers += list(stack_at(tuple(l.player(N) for l in remember_route(
+            {"n": n, "m": m, "s": s, "t": t, "N": N}, shift_up).layers[2:]), N, N, d=d).layers)
     else:
-        rev = gate_layer(unit_filter(0, d), [[1]], 0, conv="circular", d=d, label="⊛ e_0 (claimed reversal)")
-        down_h = unit_filter(amount, d) if amount < N else np.zeros((1, d), dtype=int).astype(object)
-        down = gate_layer(down_h, [[1]], 0, d=d, label=f"shift_down by {amount}")
-        tail = (rev, down, rev)
-    return Stack(N, d, (l1, l2) + tuple(tail), name=f"remember as printed (shift_up: {shift_up})")
+        layers += [_cut_layer(rl, N, d, values) for rl in route.layers[2:]]
+    return Stack(N, d, tuple(layers), name=f"remember as printed (shift_up: {shift_up})")
 
 
-def _working_up(N: int, amount: int, d: int) -> tuple[Layer, ...]:
-    from .shifts import shift_up as _up
+def _cut_layer(rl, N: int, d: int, values: dict) -> Layer:
+    """A printed layer at concrete sizes with its bias columns and causal filter cut at N rows."""
+    from ..parametric.check import _constant_column, filter_taps, instantiate
 
-    return _up(N, amount, d).layers
+    cols = {}
+    for name in ("b1", "b2"):
+        col = getattr(rl, name)
+        seq = col.pseq(max(N, col.total().at({})))
+        arr = _constant_column(seq, {})
+        arr = instantiate(seq, {}, d, {k: as_param(v, k) for k, v in values.items()}) if arr is None else arr
+        cols[name] = arr if arr.shape[0] == 1 else arr[:N]
+    f = rl.h[0].pfilter()
+    for term in rl.h[1:]:
+        f = f + term.pfilter()
+    taps = filter_taps(f, {}, d, {k: as_param(v, k) for k, v in values.items()})
+    taps = taps[:N] if rl.conv == "causal" else taps
+    if not taps.shape[0]:
+        taps = np.zeros((1, d), dtype=int).astype(object)
+    return Layer(W=np.zeros((d, d), dtype=int).astype(object), h=taps, b1=cols["b1"], b2=cols["b2"],
+                 conv=rl.conv, label=rl.label)

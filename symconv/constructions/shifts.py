@@ -53,10 +53,13 @@ def shift_up_printed_layers(N: Lin | int, s: Lin | int, circ: str = "circular") 
     """The paper's three layers for shift_up, literally: (⊛ e_0), shift_down(s), (⊛ e_0).
 
     ``circ`` is the convolution used for the paper's ⊛ (its definition, equation 4,
-    is not in the parts we have).
+    is not in the parts we have).  The layers come from the printed route of
+    :func:`symconv.parametric.printed.shift_up_route` (the one source, which the
+    repair search edits).
     """
-    rev = PLayer(X**0, 1, conv=circ, label="y ⊛ e_0 (claimed reversal)")
-    return (rev, shift_down_layer(N, s), rev)
+    from ..parametric.printed import shift_up_route
+
+    return tuple(l.player(N) for l in shift_up_route({"N": N, "s": s}, circ).layers)
 
 
 def shift_down(N: int, s: int, d: int = 1) -> Stack:

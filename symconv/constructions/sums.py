@@ -18,19 +18,21 @@ The proof's displayed call for layer 2 passes b²₁ in both bias slots;
 from __future__ import annotations
 
 from ..model import HypothesisError, Stack
-from ..parametric.algebra import X, pones, pzeros
-from ..parametric.check import PLayer, stack_at
+from ..parametric.check import stack_at
 from ..parametric.linear import Lin
 
 
 def add_n_layers(n: Lin | int, N: Lin | int, literal_call: bool = False) -> tuple:
-    """The two layers of Prop. H.9 (h¹ = X^n + 1, b¹₁ = (0^n | 1^n | 0…); h² = e_0, b²₁, b²₂)."""
-    rest = pzeros(N - 2 * n)
-    layer1 = PLayer(1 + X**n, pzeros(n) | pones(n) | rest, label="(0^n|1^n|0) ⊙ ((e_0|e_0|0) * y)")
-    b21 = pones(n) | pones(n) | rest                      # (1^n | 1^n | 0…)
-    b22 = b21 if literal_call else pones(n) | pzeros(N - n)
-    layer2 = PLayer(X**0, b21, b22, label="(1^n|1^n|0) ⊙ (e_0 * z¹ + b²₂)")
-    return (layer1, layer2)
+    """The two layers of Prop. H.9 (h¹ = X^n + 1, b¹₁ = (0^n | 1^n | 0…); h² = e_0, b²₁, b²₂).
+
+    They come from the printed route :func:`symconv.parametric.printed.add_n_route`
+    (the one source): ``literal_call`` takes layer 2 as the displayed call
+    BaseConv(z¹, 0, h², b²₁, b²₁), otherwise with the parameters as defined.
+    """
+    from ..parametric.printed import add_n_route
+
+    route = add_n_route({"n": n, "N": N}, "printed" if literal_call else "parameters")
+    return tuple(l.player(N) for l in route.layers)
 
 
 def add_n(n: int, N: int, d: int = 1, literal_call: bool = False) -> Stack:
