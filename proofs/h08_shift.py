@@ -30,7 +30,7 @@ N and s as symbols; the concrete stacks of the sweep are its instantiations.
 from symconv import Claim, Hypothesis, Signature, SizeParam, Step, Variant, verify, zeros
 from symconv.blocks import reverse, rows
 from symconv.claims import NumericCase
-from symconv.constructions.shifts import (shift_down, shift_down_layer, shift_up, shift_up_layer,
+from symconv.constructions.shifts import (shift_down, shift_down_layer, shift_hypothesis, shift_up, shift_up_layer,
                                           shift_up_printed_layers)
 from symconv.dependency import generic_dependencies, missing, shift_up_pattern
 from symconv.parametric import Description, PStep, psym, pzeros, size
@@ -38,7 +38,7 @@ from symconv.constructions.params import gate_layer, unit_filter
 
 N, s, d = size("N"), size("s"), size("d")
 SIZES = (SizeParam("N", 1), SizeParam("s", 0), SizeParam("d", 1, 2))
-HYPOTHESES = (Hypothesis(s < N),)
+HYPOTHESES = (shift_hypothesis(N, s),)
 
 
 def down(z):

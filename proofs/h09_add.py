@@ -21,12 +21,12 @@ and N as symbols; the concrete stacks are its instantiations.
 from symconv import Claim, Hypothesis, Signature, SizeParam, Step, Variant, verify
 from symconv.claims import NumericCase
 from symconv.constructions.params import gate_layer, mask, unit_filter
-from symconv.constructions.sums import add_n, add_n_layers
+from symconv.constructions.sums import add_n, add_n_hypothesis, add_n_layers
 from symconv.parametric import Description, PStep, pones, psym, pzeros, size
 
 n, N, d = size("n"), size("N"), size("d")
 SIZES = (SizeParam("n", 1), SizeParam("N", 2), SizeParam("d", 1, 2))
-HYPOTHESES = (Hypothesis(2 * n <= N, why="x and S inside y"),)
+HYPOTHESES = (add_n_hypothesis(n, N),)
 
 
 def route(literal_call):

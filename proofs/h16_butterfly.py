@@ -248,8 +248,9 @@ CLAIMS = [
           SIZES_1, lambda z: Signature(z["n"], PROOF_LAYERS_1, z["d"], z["n"], z["d"]),
           (Variant("as printed", build_route("literal"), expect="fails",
                    fails_at=("D₂x ≡ D₂′⊙u (y₂)", "y³ ≡ y₁+y₂+y₃ ≡ B_{nd}x"),
-                   reading="literal: d₂ = 1^{nd}·C with C = D₂ S^{nd/2}; the obvious reading d₂ = diag D₂ "
-                           "(variant 'd_i = diag D_i') fixes D₂x ≡ D₂′⊙u but not y³ ≡ B x",
+                   reading="literal: d₂ = 1^{nd}·C with C = D₂ S^{nd/2} (Prop. H.15's S^{n/2} at size nd; "
+                           "S^{n/2} with n the rows of u gives d₂ ≠ diag D₂ too); the obvious reading "
+                           "d₂ = diag D₂ (variant 'd_i = diag D_i') fixes D₂x ≡ D₂′⊙u but not y³ ≡ B x",
                    note="fails as printed, and under the obvious reading of d₂: three Hadamard products and "
                         "their sum are a diagonal map; B_k^(nd) has D2, D3 off the diagonal (the shifts "
                         "S^{k/2}, S^{nd/2} are dropped)"),

@@ -360,6 +360,8 @@ class Verdict:
     failing_steps: tuple = ()   # what failed this time, from the claimed previous state
     differences: tuple = ()     # how this verdict departs from the record
     reading: str = ""
+    grade: str = ""             # an erratum's grade: "fails as printed; holds after a k-symbol repair", ...
+    repair: Any = None          # its closest repair (symconv.repair.RepairReport), where a search applies
 
     @property
     def ok(self) -> bool:
@@ -396,6 +398,7 @@ class Verdict:
             d["failure"] = f.as_dict() if hasattr(f, "as_dict") else asdict(f)
             d["failure"]["position"] = list(f.position)
         d["steps"] = [_step_dict(s) for s in self.steps]
+        d["repair"] = self.repair.as_dict() if self.repair is not None else None
         return d
 
 
@@ -717,10 +720,40 @@ def _verify_variant(claim: Claim, variant: Variant, sweep: list[dict], max_size:
         pscope, pnote = all_sizes(claim, variant, tally.points, failure is not None)
         scope = pscope or scope
     failing, diffs = _differences(variant, failure, steps)
+    grade, repair = _grade(claim, variant, failure is not None)
     return Verdict(
         id=claim.id, name=claim.name, variant=variant.name, verdict="fails" if failure else "holds",
         expect=variant.expect, scope=scope, sizes_checked=len(tally.points), signature_claimed=sig_claimed,
         signature_built=sig_built, seconds=round(time.perf_counter() - t0, 3), statement=claim.full_statement,
         failure=failure, steps=steps, note=variant.note, parametric=pnote, box=box, fails_at=variant.fails_at,
-        failing_steps=failing, differences=diffs, reading=variant.reading,
+        failing_steps=failing, differences=diffs, reading=variant.reading, grade=grade, repair=repair,
     )
+
+
+NOT_IN_PAPER = "not stated in the paper"
+
+
+def _grade(claim: Claim, variant: Variant, fails: bool) -> tuple[str, Any]:
+    """(grade, closest repair) of a failing variant: an erratum's grade from the repair search.
+
+    A variant whose ``reading`` says it tests a statement the paper does not make is
+    not an erratum.  The search (:mod:`symconv.repair`) is looked up by (id, name,
+    variant); an erratum with no search states why none applies.
+    """
+    if not fails:
+        return "", None
+    if variant.reading.startswith(NOT_IN_PAPER):
+        return "not an erratum: a statement the paper does not make", None
+    try:
+        from .repair import NOT_SEARCHED, repair_for
+    except ImportError:  # pragma: no cover - the search module is part of the package
+        return "fails as printed", None
+    key = (claim.id, claim.name, variant.name)
+    try:
+        rep = repair_for(*key)
+    except Exception as exc:  # a failing search must not hide the verdict
+        return f"fails as printed; the repair search failed: {type(exc).__name__}: {exc}", None
+    if rep is not None:
+        return rep.grade, rep
+    why = NOT_SEARCHED.get(key)
+    return ("fails as printed; no symbol-edit search applies: " + why) if why else "fails as printed", None

@@ -38,7 +38,7 @@ from .model import HypothesisError
 # ---------------------------------------------------------------- escaping (symconv.tex)
 
 from .tex import (  # noqa: E402,F401 - re-exported
-    MATHJAX_MACROS, escape, formula, math_escape, math_plain, math_text, prose, shorten, sizes_math,
+    MATHJAX_MACROS, escape, formula, math_escape, math_plain, math_text, prose, readable, shorten, sizes_math,
 )
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
@@ -755,7 +755,7 @@ def derivation(claim, variant, verdict=None, size_limit: int = 4) -> Derivation:
         got = describe(claim, variant)
     except HypothesisError as exc:
         got = None
-        parts.append(("text", "Symbolic-size description unusable: " + escape(str(exc)) + "."))
+        parts.append(("text", "Symbolic-size description unusable: " + prose(readable(exc)) + "."))
     if got is not None:
         desc, facts = got
         from .parametric.check import Cases
@@ -834,7 +834,7 @@ def verdict_sentence(v) -> str:
             s += (" Printed step " + prose(getattr(r, "label", "")) + " fails on its own"
                   + (" " + failure_latex(f) if f is not None else "") + ".")
     if getattr(v, "parametric", ""):
-        s += " " + prose(v.parametric[0].upper() + v.parametric[1:]) + "."
+        s += " " + prose(readable(v.parametric[0].upper() + v.parametric[1:])) + "."
     return s
 
 
@@ -873,7 +873,7 @@ def summary_table(verdicts: Sequence, rows_per_table: int = 0, problems: Mapping
                                 prose(v.scope), "yes" if v.ok else r"\textbf{no}"]) + r" \\")
     for (cid, cname), why in (problems or {}).items():
         rows.append(" & ".join([escape(cid), escape(cname), "--", r"\textbf{not verified}",
-                                escape(shorten(why, 120)), "--"]) + r" \\")
+                                escape(shorten(readable(why), 120)), "--"]) + r" \\")
     return head + "\n".join(rows) + "\n" r"\end{longtable}}"
 
 
@@ -890,7 +890,7 @@ def claim_section(claim, verdicts: Sequence, size_limit: int = 4, problem: str =
     """
     out = [rf"\section*{{{escape(claim.id)} \texttt{{{escape(claim.name)}}}}}", prose(claim.statement) + "."]
     if problem:
-        out.append(r"\textbf{Not verified:} " + escape(problem) + ".")
+        out.append(r"\textbf{Not verified:} " + prose(readable(problem)) + ".")
     for a in getattr(claim, "assumptions", ()) or ():
         out.append(r"\emph{Assumption:} " + prose(a) + ".")
     by_name = {v.variant: v for v in verdicts if v.id == claim.id and v.name == claim.name}
@@ -907,7 +907,7 @@ def claim_section(claim, verdicts: Sequence, size_limit: int = 4, problem: str =
             d = derivation(claim, variant, verdict, size_limit)
             out.append(d.latex())
         except Exception as exc:  # noqa: BLE001 - one variant must not sink the document
-            out.append(FAIL + " to render this variant: " + escape(f"{type(exc).__name__}: {exc}"))
+            out.append(FAIL + " to render this variant: " + escape(readable(f"{type(exc).__name__}: {exc}")))
     return "\n\n".join(out)
 
 
@@ -993,5 +993,5 @@ def verdict_markdown(v) -> str:
     if v.failure is not None:  # in words and formulas (MathJax), not Python's text
         s += "; fails " + _md(failure_latex(v.failure))
     if getattr(v, "parametric", ""):
-        s += "; " + _md(prose(v.parametric))
+        s += "; " + _md(prose(readable(v.parametric)))
     return s

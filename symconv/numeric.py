@@ -60,6 +60,8 @@ BLOCK_BYTES = 16 << 20
 BLOCK_ROWS = 1
 #: Channels per tile of the CPU path: one tile is transposed at a time (8 float64 = one cache line).
 CHANNEL_BLOCK = 8
+#: Rows per piece when a tile of channels is transposed (the piece stays in cache).
+TRANSPOSE_ROWS = 1024
 
 
 def fast_length(n: int) -> int:
@@ -378,6 +380,27 @@ def _is_direct(layer: Layer, cpu: bool) -> bool:
     return cpu and _taps(layer) <= DIRECT_TAPS
 
 
+def _cpu_spectra(cpu: "CpuFFT", hT: np.ndarray, F: int, real: Any, cplx: Any, workers: int) -> np.ndarray:
+    """rfft of every filter row at length F, row by row into reused buffers, ``workers`` threads."""
+    d, K = hT.shape
+    spec = np.empty((d, F // 2 + 1), dtype=cplx)
+
+    def part(c0: int, c1: int) -> None:
+        plan = cpu.plan(1, F, real)
+        for c in range(c0, c1):
+            plan.inp[0, :K] = hT[c]
+            spec[c] = plan.forward()[0]
+    step = max(1, -(-d // max(1, workers)))
+    parts = [(c0, min(d, c0 + step)) for c0 in range(0, d, step)]
+    if len(parts) == 1:
+        part(*parts[0])
+    else:
+        with ThreadPoolExecutor(len(parts)) as pool:
+            for f in [pool.submit(part, *q) for q in parts]:
+                f.result()
+    return spec
+
+
 def prepare_layer(layer: Layer, N_int: int, xp: Any, real: Any, where: str,
                   cplx: Any = None, spectrum: bool = True, cpu: "CpuFFT | None" = None,
                   workers: int = 1) -> PreparedLayer:
@@ -402,10 +425,7 @@ def prepare_layer(layer: Layer, N_int: int, xp: Any, real: Any, where: str,
     if cpu is not None:
         hT = np.ascontiguousarray(h.T, dtype=real)
         if spectrum and not direct:
-            spec = np.empty((d, F // 2 + 1), dtype=cplx)
-            step = max(1, (BLOCK_BYTES // max(1, F * np.dtype(real).itemsize)))
-            for c0 in range(0, d, step):
-                spec[c0:c0 + step] = cpu.rfft(hT[c0:c0 + step], F, workers)
+            spec = _cpu_spectra(cpu, hT, F, real, cplx, workers)
     else:
         hT = xp.asarray(np.ascontiguousarray(h.T), dtype=f64)
         if spectrum:
@@ -659,6 +679,7 @@ class _Runner:
             rows = c1 - c0
             plan = self._plan(1, F)
             tile = self.buffer("tile", (rows, N), z.dtype)
+            gate = self.buffer("gate", (rows, min(N, TRANSPOSE_ROWS)), z.dtype)
             if p.spectrum is not None:
                 H = p.spectrum[c0:c1]
             else:  # not cached: the filter's spectrum for this block, in the run's precision
@@ -669,7 +690,9 @@ class _Runner:
                     plan.inp[0, K:N] = 0
                     H[r] = plan.forward()[0]
             for b in range(B):
-                tile[...] = z[b, :, c0:c1].T  # one tile of channels: cache lines read whole
+                for i0 in range(0, N, TRANSPOSE_ROWS):  # transposed in cache-sized pieces
+                    i1 = min(N, i0 + TRANSPOSE_ROWS)
+                    tile[:, i0:i1] = z[b, i0:i1, c0:c1].T
                 for r in range(rows):
                     plan.inp[0, :N] = tile[r]
                     spec = plan.forward()
@@ -677,7 +700,11 @@ class _Runner:
                     tile[r] = plan.backward(spec)[0, :N]
                 if b2 is not None:
                     tile += _rows(b2, c0, c1)
-                out[b, :, c0:c1] *= tile.T
+                for i0 in range(0, N, TRANSPOSE_ROWS):  # gate ⊙ conv, multiplied in the tile's layout
+                    i1 = min(N, i0 + TRANSPOSE_ROWS)
+                    gate[:, : i1 - i0] = out[b, i0:i1, c0:c1].T
+                    gate[:, : i1 - i0] *= tile[:, i0:i1]
+                    out[b, i0:i1, c0:c1] = gate[:, : i1 - i0].T
         self._map(block, blocks)
         return out
 

@@ -48,8 +48,8 @@ def pytest_configure(config) -> None:
             raise pytest.UsageError(f"--symconv-proofs: {d!r} is not a folder")
     config._symconv_folders = folders
     args = [Path(a.split("::")[0]).resolve() for a in config.args]
-    for d in folders:  # make pytest visit the folders, unless an argument already covers them
-        if not any(d == a or a in d.parents for a in args):
+    for d in folders:  # make pytest visit the folders, unless an argument covers them or picks in them
+        if not any(d == a or a in d.parents or d in a.parents for a in args):
             config.args.append(str(d))
 
 

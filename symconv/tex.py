@@ -252,6 +252,18 @@ def prose(text: Any) -> str:
     return "".join(out)
 
 
+_DICT = re.compile(r"\{((?:'[^'{}]*': [^,{}']+(?:, )?)+)\}")
+
+
+def readable(text: Any) -> str:
+    """A library message with Python's dict text (``{'n': 1, 'N': 2}``) written as ``n = 1, N = 2``.
+
+    >>> readable("at sizes {'n': 1, 'N': 2}: no")
+    'at sizes n = 1, N = 2: no'
+    """
+    return _DICT.sub(lambda m: re.sub(r"'([^']*)': ", r"\1 = ", m.group(1)), str(text))
+
+
 def shorten(text: Any, limit: int) -> str:
     """``text`` cut to at most ``limit`` characters at a word boundary, with an ellipsis (cut
     before escaping, so no escape is ever cut in half).

@@ -37,10 +37,8 @@ SYMPIFY = {"sympify", "S"}
 # Files whose owner (another part of the project) still has to make the change named here.
 # Each is an expected failure, visible in the test report (pytest -rx), never a silent pass.
 PENDING = {
-    "latex.py": "owner 'everyday': entry_latex / poly_latex call sympy.sympify on entries; use strict=True",
     "repair.py": "owner: lead: sympify of expression entries; use strict=True",
     "parametric/check.py": "owner: lead: _same() sympifies both operands; use strict=True",
-    "bench/core.py": "owner 'speed': expand_check sympifies the bench's own H.9 instance; use strict=True",
 }
 
 

@@ -30,6 +30,7 @@ CLAIMS = [Claim("mine.1", "difference", "y[i] - y[i-1] in one layer", (SizeParam
 '''
 
 TEST = '''# test_difference.py
+from dataclasses import replace
 from pathlib import Path
 
 from symconv import Instance, Variant
@@ -47,7 +48,7 @@ def test_without_the_filter_it_is_the_identity():
     def identity(z):          # the same claim, with the layer's output claimed to be y itself
         inst = difference.variants[0].build(z)
         return Instance(inst.input, inst.stack, inst.input)
-    wrong = difference.__class__(**{**difference.__dict__, "variants": (Variant("wrong", identity),)})
+    wrong = replace(difference, variants=(Variant("wrong", identity),))
     assert_fails_at(wrong, "output", layer=1, max_size=4)
 '''
 

@@ -132,6 +132,12 @@ def details(verdicts: list[Verdict], width: int | None = None) -> list[str]:
             out.append(textwrap.fill(f"{v.id} {v.name}: {v.statement}", width, subsequent_indent="    "))
         if v.reading:
             lines.append(wrap(f"reading: {v.reading}"))
+        if v.grade:
+            lines.append(wrap(f"grade: {v.grade}"))
+        if v.repair is not None and v.repair.repairs:
+            lines.append(wrap(f"closest repair: {v.repair.repairs[0].describe()} (searched "
+                              f"{v.repair.searched} edit sets up to {v.repair.max_edits} edits, "
+                              f"{v.repair.seconds:.1f} s)"))
         if v.box is not None and any(not c.raised for c in v.box.caps):
             lines.append(wrap(f"checked: {v.box.text()}"))
             for c in v.box.caps:

@@ -59,6 +59,21 @@ from .params import gate_layer
 __all__ = ["copy_offset", "remember", "remember_as_printed", "remember_family", "remember_layers", "required_length"]
 
 
+def remember_hypotheses(n, m, s, t, N) -> tuple:
+    """Prop. H.10's hypotheses, as data: n + m + s + t <= N, x∗h ∈ R^(n+s), v∗h ∈ R^(m+t).
+
+    >>> from symconv.parametric import size
+    >>> [h.text for h in remember_hypotheses(*(size(k) for k in "nmstN"))]
+    ['n + m + s + t <= N', 's >= n - 1 (x∗h ∈ R^(n+s))', 't >= n - 1 (v∗h ∈ R^(m+t))']
+    """
+    from ..hypotheses import Hypothesis
+    from ..parametric.linear import lin
+
+    n, m, s, t, N = (lin(v) for v in (n, m, s, t, N))
+    return (Hypothesis(n + m + s + t <= N), Hypothesis(s >= n - 1, why="x∗h ∈ R^(n+s)"),
+            Hypothesis(t >= n - 1, why="v∗h ∈ R^(m+t)"))
+
+
 def required_length(n: int, m: int, s: int) -> int:
     """The internal length N' that :func:`remember` needs: max(2n+s+2m−1, 2n+2s+m).
 

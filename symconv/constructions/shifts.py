@@ -30,6 +30,19 @@ from ..parametric.check import PLayer, stack_at
 from ..parametric.linear import Lin
 
 
+def shift_hypothesis(N, s):
+    """Prop. H.8's hypothesis 0 <= s < N (s >= 0 is the size's least value), as data.
+
+    >>> from symconv.parametric import size
+    >>> shift_hypothesis(size("N"), size("s")).text
+    's < N'
+    """
+    from ..hypotheses import Hypothesis
+    from ..parametric.linear import lin
+
+    return Hypothesis(lin(s) < lin(N))
+
+
 def _check_shift(N: int, s: int) -> None:
     if isinstance(s, bool) or not isinstance(s, int) or s < 0:
         raise HypothesisError(f"s: the shift must be a non-negative integer, got {s!r}")

@@ -22,6 +22,19 @@ from ..parametric.check import stack_at
 from ..parametric.linear import Lin
 
 
+def add_n_hypothesis(n, N):
+    """Prop. H.9's hypothesis: x and S (n rows each) inside y, 2n <= N, as data.
+
+    >>> from symconv.parametric import size
+    >>> add_n_hypothesis(size("n"), size("N")).text
+    '2n <= N (x and S inside y)'
+    """
+    from ..hypotheses import Hypothesis
+    from ..parametric.linear import lin
+
+    return Hypothesis(2 * lin(n) <= lin(N), why="x and S inside y")
+
+
 def add_n_layers(n: Lin | int, N: Lin | int, literal_call: bool = False) -> tuple:
     """The two layers of Prop. H.9 (h¹ = X^n + 1, b¹₁ = (0^n | 1^n | 0…); h² = e_0, b²₁, b²₂).
 

@@ -479,6 +479,10 @@ def _atom_entry(atom: Atom, i: int, j: int, sizes: Mapping[str, int], cache: dic
         if values is not None and atom.name in values:
             a = values[atom.name]
             v = a[i, j if a.shape[1] > 1 else 0]
+            if isinstance(v, np.integer):
+                v = int(v)
+            elif isinstance(v, np.floating):
+                v = float(v)
         else:
             v = sympy.Symbol(f"{atom.name}[{i},{j}]")
     elif atom.op == "conv":
@@ -529,8 +533,12 @@ def instantiate(seq: PSeq, sizes: Mapping[str, int], d: int = 1, values=None) ->
         lo = p.lo.at(sizes)
         for i in range(n):
             for j in range(d):
-                v = c if p.atom is None else c * _atom_entry(p.atom, lo + i, j, sizes, cache, values)
-                out[a + i, j] = out[a + i, j] + v
+                if p.atom is None:
+                    v = c
+                else:
+                    e = _atom_entry(p.atom, lo + i, j, sizes, cache, values)
+                    v = e if c == 1 else c * e
+                out[a + i, j] = v if out[a + i, j] == 0 else out[a + i, j] + v
     return out
 
 
@@ -554,7 +562,8 @@ def filter_taps(h: PFilter, sizes: Mapping[str, int], d: int = 1, values=None) -
             cache: dict = {"__d__": d}
             for i in range(t.atom.length.at(sizes)):
                 for j in range(d):
-                    entries[(k + i, j)] = entries.get((k + i, j), 0) + c * _atom_entry(t.atom, i, j, sizes, cache, values)
+                    e = _atom_entry(t.atom, i, j, sizes, cache, values)
+                    entries[(k + i, j)] = entries.get((k + i, j), 0) + (e if c == 1 else c * e)
     K = max([k for k, _ in entries] + [0]) + 1
     out = np.empty((K, d), dtype=object)
     out[...] = sympy.Integer(0)

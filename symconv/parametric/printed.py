@@ -28,7 +28,7 @@ from typing import Mapping
 from ..model import HypothesisError
 from .algebra import X, PSeq, fblock, pconv, phad, pones, psym, pzeros
 from .check import Description, PLayer, PStep
-from .linear import Facts, Lin, ge, gt, lin
+from .linear import Facts, Lin, lin
 
 __all__ = ["Blk", "Col", "Term", "RLayer", "Route", "shift_up_printed", "shift_up_route", "add_n_printed_call",
            "add_n_route", "remember_printed", "remember_route", "hyena_remember_printed", "lin_text"]
@@ -239,7 +239,9 @@ def shift_up_route(z: Mapping[str, Lin], circ: str = "circular") -> Route:
               RLayer((Term(0),), one, conv=circ, index=3, label="Y2 = Y1 ⊛ e_0"))
     up = y.rows(s, N) | pzeros(s)
     steps = (PStep("Y1 = shift_down(Y0, s)", 2, pzeros(s) | y.rows(0, N - s)), PStep("Y2 = Y1 ⊛ e_0", 3, up))
-    return Route(f"H.8 shift_up as printed (⊛ {circ})", y, layers, up, steps, (gt(N, s),), N,
+    from ..constructions.shifts import shift_hypothesis
+
+    return Route(f"H.8 shift_up as printed (⊛ {circ})", y, layers, up, steps, shift_hypothesis(N, s).forms(), N,
                  {"N": 1, "s": 0}, note="the claimed reversal Y0 = y ⊛ e_0 is not a block column; step left out")
 
 
@@ -276,7 +278,13 @@ def add_n_route(z: Mapping[str, Lin], call: str = "printed") -> Route:
     layers = (RLayer((Term(0), Term(n)), b11, index=1, label="z¹ = b¹₁ ⊙ (h¹ * y)"),
               RLayer((Term(0),), b21, second, index=2, label="z = b²₁ ⊙ (h² * z¹ + b²₂)"))
     return Route(f"H.9 add_n ({call} call)", y, layers, out, (PStep("z¹", 1, z1), PStep("z", 2, out)),
-                 (ge(N, 2 * n),), N, {"n": 1, "N": 2}, biases=(b11, b21, b22))
+                 _add_n_forms(n, N), N, {"n": 1, "N": 2}, biases=(b11, b21, b22))
+
+
+def _add_n_forms(n, N) -> tuple:
+    from ..constructions.sums import add_n_hypothesis
+
+    return add_n_hypothesis(n, N).forms()
 
 
 def add_n_printed_call(z: Mapping[str, Lin]) -> Description:
@@ -328,7 +336,9 @@ def remember_route(z: Mapping[str, Lin], shift_up: str = "H.8") -> Route:
     L = 2 + len(tail)
     steps = (PStep("z¹ = b¹₁ ⊙ (h¹ * y)", 1, z1), PStep("z² = b²₁ ⊙ (h² * z¹)", 2, z2),
              PStep("z = shift_up(z², 2n+s+m+t)", L, out))
-    hyp = (ge(N, n + m + s + t), ge(s, n - 1), ge(t, n - 1))
+    from ..constructions.remember import remember_hypotheses
+
+    hyp = tuple(f for h in remember_hypotheses(n, m, s, t, N) for f in h.forms())
     return Route(f"H.10 remember as printed (shift_up: {shift_up})", y, (l1, l2) + tail, out, steps, hyp, N,
                  {"n": 1, "m": 1, "s": 0, "t": 0, "N": 2}, biases=(b11, b21))
 

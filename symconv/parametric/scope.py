@@ -100,7 +100,7 @@ def describe(claim, variant) -> tuple[Description, Facts] | None:
     """The construction of a variant at symbolic sizes and the facts of its proof, or None.
 
     >>> from symconv.registry import load_claims
-    >>> c = [c for c in load_claims() if c.name == "hadamard"][0]
+    >>> c = [c for c in load_claims() if c.name == "stacking"][0]
     >>> describe(c, c.variants[0]) is None
     True
     """
