@@ -107,7 +107,11 @@ def build_printed_route(shift_up):
         out = None
         for l in range(1, model.L + 1):
             out = hyena_eval(HyenaStack(N, d, model.layers[:l]), u)
+            literal = hyena_eval(HyenaStack(N, d, model.layers[l - 1:l]), u)   # p^ℓ ⊙ (h^ℓ * u), read literally
+            steps.append(Step("z^ℓ_BC = (p^ℓ ⊙ (h^ℓ * u) | u)", 1 + per * l, slots(2 * N, d, (0, literal), (N, u))))
             steps.append(Step("z^ℓ_BC = (z^ℓ_Hyena | u)", 1 + per * l, slots(2 * N, d, (0, out), (N, u))))
+        if shift_up == "H.8":  # the statement's count: an (N, 5L, d, N' + N, d) model
+            steps.append(Step("5L layers", stack.L, kind="count", count=5 * model.L))
         return Instance(u, stack, out, tuple(steps))
     return build
 
@@ -202,10 +206,10 @@ CLAIMS = [
           "prep layer, then remember_{N,N,0,0} per layer (N' = N, constant projections p^ℓ = b^ℓ)",
           SIZES_SQUARE, lambda z: Signature(z["N"], 5 * z["L"], z["d"], 2 * z["N"], z["d"]),
           (Variant("as printed", build_printed_route("H.8"), expect="fails",
-                   fails_at=("z^ℓ_BC = (z^ℓ_Hyena | u)",),
+                   fails_at=("z^ℓ_BC = (p^ℓ ⊙ (h^ℓ * u) | u)", "z^ℓ_BC = (z^ℓ_Hyena | u)", "5L layers"),
                    note="1 + 5L layers; fails at remember's z² (Prop. H.10)"),
            Variant("as printed, working shift_up", build_printed_route("working"), expect="fails",
-                   fails_at=("z^ℓ_BC = (z^ℓ_Hyena | u)",),
+                   fails_at=("z^ℓ_BC = (p^ℓ ⊙ (h^ℓ * u) | u)", "z^ℓ_BC = (z^ℓ_Hyena | u)"),
                    note="remember's last three layers replaced by one working shift_up: still fails")),
           (), caps=CAPS, cost=cost),
     Claim("H.12", "BaseConv -> Hyena",

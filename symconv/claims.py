@@ -707,18 +707,23 @@ def _verify_variant(claim: Claim, variant: Variant, sweep: list[dict], max_size:
             tally.add(sizes, *res)
         statuses = plan.statuses
     failure = tally.failure
+    steps = tuple(tally.steps[k] for k in tally.order)
+    if failure is None:  # a printed formula (a product, a call, a count) that fails makes the variant fail
+        failure = next((s.failure for s in steps if not s.holds and s.failure is not None), None)
     box = Box.of(claim.sizes, claim.caps, tally.points, max_size, statuses, variant.instances,
                  variant.where.text if variant.where is not None else "", given)
     shown = failure.sizes if failure else tally.points[-1]
     sig_claimed = claim.signature_at(shown)
     sig_built = str(variant.instance(shown, claim).stack.signature) if failure else tally.built
-    steps = tuple(tally.steps[k] for k in tally.order)
     scope, pnote = ("given sizes" if given else "box"), ""
     if (variant.construction is not None or variant.proof is not None) and not given:
         from .parametric.scope import all_sizes  # lazy: the block algebra is optional
 
         pscope, pnote = all_sizes(claim, variant, tally.points, failure is not None)
         scope = pscope or scope
+    elif not given:
+        pnote = ("no all-sizes proof: the variant is built at concrete sizes only (not written in the block "
+                 "algebra); the verdict covers the box checked")
     failing, diffs = _differences(variant, failure, steps)
     grade, repair = _grade(claim, variant, failure is not None)
     return Verdict(
@@ -744,6 +749,8 @@ def _grade(claim: Claim, variant: Variant, fails: bool) -> tuple[str, Any]:
         return "", None
     if variant.reading.startswith(NOT_IN_PAPER):
         return "not an erratum: a statement the paper does not make", None
+    if variant.reading.startswith("obvious reading"):
+        return "fails also under the " + variant.reading, None
     try:
         from .repair import NOT_SEARCHED, repair_for
     except ImportError:  # pragma: no cover - the search module is part of the package

@@ -37,10 +37,39 @@ __all__ = ["recurrence", "recurrence_numeric", "unrolled_state", "printed_lines"
            "retnet_model", "evaluate_circuit", "parameter_count"]
 
 
+def _entries(a: Any, name: str) -> list:
+    """Nested lists of checked values: sympy.Matrix would parse strings, so they never reach it."""
+    from .model import as_param
+
+    return as_param(a, name).tolist()
+
+
+def _gamma(gamma: Any) -> Any:
+    from .model import value_problem
+
+    why = value_problem(gamma)
+    if why is not None:
+        raise HypothesisError(f"gamma: {gamma!r} is not a decay value: {why}")
+    return gamma
+
+
+def _real_array(a: Any, name: str) -> np.ndarray:
+    """A float array of finite real numbers (no text is converted: np.asarray(dtype=float) would parse it)."""
+    from .model import _reject_strings_deep, check_values
+
+    _reject_strings_deep(a, name)
+    arr = np.asarray(a)
+    if arr.dtype.kind not in "iuf":
+        check_values(arr.reshape(1, -1) if arr.ndim else arr.reshape(1, 1), name)
+    elif arr.dtype.kind == "f":
+        check_values(arr.reshape(1, -1), name)
+    return arr.astype(float)
+
+
 def _mat(W: Any, d: int, name: str) -> sympy.Matrix:
     if isinstance(W, str):
         raise HypothesisError(f"{name}: strings are not weights (never parsed)")
-    M = sympy.Matrix(np.asarray(W, dtype=object).tolist()) if not isinstance(W, sympy.MatrixBase) else W
+    M = sympy.Matrix(_entries(W, name)) if not isinstance(W, sympy.MatrixBase) else sympy.Matrix(_entries(W, name))
     if M.shape != (d, d):
         raise HypothesisError(f"{name}: must be d×d = {d}×{d}, got {M.shape}")
     return M
@@ -49,7 +78,7 @@ def _mat(W: Any, d: int, name: str) -> sympy.Matrix:
 def _u(u: Any) -> sympy.Matrix:
     if isinstance(u, str):
         raise HypothesisError("u: strings are not inputs (never parsed)")
-    return sympy.Matrix(np.asarray(u, dtype=object).tolist())
+    return sympy.Matrix(_entries(u, "u"))
 
 
 def recurrence(u: Any, WA: Any, WC: Any, WV: Any, gamma: Any) -> tuple[sympy.Matrix, list]:
@@ -60,6 +89,7 @@ def recurrence(u: Any, WA: Any, WC: Any, WV: Any, gamma: Any) -> tuple[sympy.Mat
     ([[8, 12*g + 27]], Matrix([[4*g + 9]]))
     """
     U = _u(u)
+    gamma = _gamma(gamma)
     N, d = U.shape
     A, C, V = U * _mat(WA, d, "WA"), U * _mat(WC, d, "WC"), U * _mat(WV, d, "WV")
     z = sympy.zeros(d, d)
@@ -77,11 +107,12 @@ def recurrence_numeric(u: np.ndarray, WA: Any, WC: Any, WV: Any, gamma: float) -
     >>> recurrence_numeric(np.array([[[2.0], [3.0]]]), [[1]], [[1]], [[1]], 0.5)[0, :, 0].tolist()
     [8.0, 33.0]
     """
-    u = np.asarray(u, dtype=float)
+    u = _real_array(u, "u")
     if u.ndim != 3:
         raise HypothesisError(f"u: expected shape (B, N, d), got {u.shape}")
     B, N, d = u.shape
-    WA, WC, WV = (np.asarray(W, dtype=float) for W in (WA, WC, WV))
+    gamma = float(_gamma(gamma))
+    WA, WC, WV = (_real_array(W, n) for W, n in ((WA, "WA"), (WC, "WC"), (WV, "WV")))
     A, C, V = u @ WA, u @ WC, u @ WV
     z = np.zeros((B, d, d))
     y = np.empty((B, N, d))
@@ -94,6 +125,7 @@ def recurrence_numeric(u: np.ndarray, WA: Any, WC: Any, WV: Any, gamma: float) -
 def unrolled_state(u: Any, WA: Any, WV: Any, gamma: Any, n: int) -> sympy.Matrix:
     """Equation 7: z^n = W_Aᵀ (Σ_{i≤n} γ^{n−i} u[i,:]ᵀ u[i,:]) W_V."""
     U = _u(u)
+    gamma = _gamma(gamma)
     d = U.shape[1]
     S = sympy.zeros(d, d)
     for i in range(n + 1):
@@ -143,6 +175,7 @@ def retnet_circuit(N: int, d: int, WA: Any, WC: Any, WV: Any, gamma: Any, form: 
     for pname, v in (("N", N), ("d", d)):
         if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 1:
             raise HypothesisError(f"{pname}: must be a positive integer, got {v!r}")
+    gamma = _gamma(gamma)
     if form not in ("scan", "recurrence"):
         raise HypothesisError(f"form: expected 'scan' or 'recurrence', got {form!r}")
     Ws = {}
@@ -150,6 +183,9 @@ def retnet_circuit(N: int, d: int, WA: Any, WC: Any, WV: Any, gamma: Any, form: 
         a = np.asarray(W, dtype=object)
         if a.shape != (d, d) or any(isinstance(v, str) for v in a.flat):
             raise HypothesisError(f"{name}: must be a d×d = {d}×{d} array of numbers, got shape {a.shape}")
+        from .model import check_values
+
+        check_values(a, name)
         Ws[name] = a
     b = CircuitBuilder(N * d, f"retnet(N={N}, d={d}, {form})")
     x = lambda n, j: n * d + j

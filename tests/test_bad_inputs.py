@@ -18,7 +18,8 @@ from symconv.constructions.butterfly import (ButterflyFactorMatrix, compile_butt
 from symconv.constructions.kaleidoscope import compile_kaleidoscope, random_kaleidoscope
 from symconv.constructions.random import random_stack
 from symconv.dependency import dependencies, shift_up_pattern
-from symconv import budget
+from symconv import budget, retnet
+from symconv.constructions.arithmetic import frame_size
 
 CODE = "__import__('os').system('touch /tmp/pwned')"
 I1 = [[1]]
@@ -47,6 +48,15 @@ CASES = [
     ("string", "conv mode misspelt", lambda: L(conv="Causal"), r"conv: unknown convolution mode 'Causal'"),
     ("string", "block entry scalar in +", lambda: sym("x", 2) + "1", r"scalar: '1' is not a sequence entry"),
     ("string", "circuit input", lambda: evaluate(product_circuit(2), ["2", 3]), r"x\[0\]: strings are not"),
+    ("string", "RetNet input that would run code", lambda: retnet.recurrence([[CODE]], I1, I1, I1, 0.5),
+     r"u\[0\]\[0\]: .*is a string"),
+    ("string", "RetNet decay as text", lambda: retnet.retnet_circuit(2, 1, I1, I1, I1, "0.9"),
+     r"gamma: '0.9' is not a decay value: a string"),
+    ("string", "numeric RetNet input as text", lambda: retnet.recurrence_numeric(np.array([[["1.5"]]]), I1, I1, I1, 0.5),
+     r"u: strings are not parameter values"),
+    ("string", "substitution value as text", lambda: L(W=[[sympy.Symbol("a")]]).subs({sympy.Symbol("a"): CODE}),
+     r"values\[a\]: .*a string"),
+    ("string", "substitution key as text", lambda: L().subs({"a": 1}), r"values: keys must be sympy Symbols"),
     # not finite
     ("nan/inf", "nan in W", lambda: L(W=[[float("nan")]]), r"W\[0,0\]: nan is not a parameter value: not finite"),
     ("nan/inf", "inf in h", lambda: L(h=np.array([[1.0], [np.inf]])), r"h\[1,0\]: inf is not a parameter value"),
@@ -55,6 +65,10 @@ CASES = [
     ("nan/inf", "sympy oo", lambda: L(b2=[[sympy.oo]]), r"b2\[0,0\]: oo is not a parameter value: not finite"),
     ("nan/inf", "sympy nan in a block", lambda: from_array([[sympy.nan]], "y"), r"y\[0,0\]: .*not finite"),
     ("nan/inf", "nan block entry", lambda: const(float("nan"), 2), r"c: nan is not a sequence entry: not finite"),
+    ("nan/inf", "nan RetNet decay", lambda: retnet.retnet_circuit(2, 1, I1, I1, I1, float("nan")),
+     r"gamma: nan is not a decay value: not finite"),
+    ("nan/inf", "nan RetNet weight", lambda: retnet.recurrence_numeric(np.ones((1, 2, 1)), I1, I1, [[np.nan]], 0.5),
+     r"WV\[0,0\]: nan is not a parameter value"),
     ("nan/inf", "nan circuit input", lambda: evaluate_numeric(product_circuit(2), [[np.nan, 1.0]]),
      r"X: has entries that are not finite"),
     # complex
@@ -117,6 +131,7 @@ CASES = [
     ("size", "zero matmul", lambda: matmul_circuit(0), r"p: must be an integer >= 1"),
     ("size", "random circuit width None", lambda: random_circuit(2, None, 1), r"width: must be an integer"),
     ("size", "random stack L as text", lambda: random_stack(4, 1, "2"), r"L: must be an integer"),
+    ("size", "negative circuit frame", lambda: frame_size(product_circuit(2), -1, 1), r"n: must be an integer >= 1"),
     ("size", "shift past N", lambda: shift_up_pattern(3, 4), r"s: shift 4 exceeds N = 3"),
     # memory: sizes that do not fit are refused before allocating
     ("memory", "dependency pattern at N' = 2^20", lambda: dependencies(Stack(1 << 20, 1, ())),

@@ -89,3 +89,57 @@ def test_a_closed_pipe_is_not_a_traceback(tmp_path):
     err = p.stderr.read().decode()
     p.wait(timeout=30)
     assert "Traceback" not in err
+
+
+TINY = ("from symconv import Claim, Instance, SizeParam, Variant, sym\n"
+        "from symconv.claims import NumericCase\n"
+        "from symconv.constructions.shifts import shift_down\n"
+        "def build(z):\n"
+        "    y = sym('y', z['N'])\n"
+        "    return Instance(y, shift_down(z['N'], 0), y)\n"
+        "def hook(N, d, batch, rng):\n"
+        "    return NumericCase(shift_down(N, 0, d), rng.standard_normal((batch, N, d)), lambda u: u)\n"
+        "CLAIMS = [Claim('T.1', 'ident', 'identity', (SizeParam('N', 1),), None,\n"
+        "                (Variant('construction', build, numeric=hook),))]\n")
+
+CLI_CASES = [
+    (["crosscheck", "T.1", "--N", "-5"], "N: must be a positive integer"),
+    (["crosscheck", "T.1", "--d", "0"], "d: must be a positive integer"),
+    (["crosscheck", "T.1", "--batch", "0"], "batch: must be a positive integer"),
+    (["crosscheck", "T.1", "--trials", "0", "--backend", "exact"], "trials: must be a positive integer"),
+    (["crosscheck", "T.1", "--seed", "-1"], "seed: must be a non-negative integer"),
+    (["crosscheck", "T.1", "--prime", "4", "--backend", "exact"], "prime (--prime): must be an odd prime"),
+    (["crosscheck", "T.1", "--N", "abc"], "argument --N: invalid int value"),
+    (["crosscheck", "T.1", "--format", "xml"], "argument --format: invalid choice"),
+    (["crosscheck", "T.1", "--memory", "0"], "--memory: a memory budget must be positive"),
+    (["crosscheck", "T.1", "--memory", "1e400"], "--memory: '1e400' is not a size"),
+    (["crosscheck", "T.404"], "IDS: no claim 'T.404'"),
+]
+
+
+@pytest.mark.parametrize("argv, message", CLI_CASES, ids=[" ".join(a[1:]) for a, _ in CLI_CASES])
+def test_bad_command_lines_exit_2_with_the_parameter_named(tmp_path, capsys, argv, message):
+    (tmp_path / "h97_tiny.py").write_text(TINY)
+    with pytest.raises(SystemExit) if "argument" in message else _nothing() as e:
+        rc = cli.main(argv + ["--proofs", str(tmp_path), "--quiet"])
+    rc = e.value.code if "argument" in message else rc
+    err = capsys.readouterr().err
+    assert rc == 2 and message in err.splitlines()[-1] and "Traceback" not in err
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+@pytest.mark.parametrize("target, message", [("/dev/null", "not a regular file"),
+                                             ("missing/out.tex", "does not exist"), (".", "is a directory")])
+def test_latex_output_targets_that_cannot_be_written_exit_2(tmp_path, capsys, target, message):
+    (tmp_path / "h97_tiny.py").write_text(TINY)
+    path = target if target.startswith("/") else str(tmp_path / target)
+    rc = cli.main(["latex", "T.1", "--proofs", str(tmp_path), "-o", path])
+    err = capsys.readouterr().err
+    assert rc == 2 and "-o/--output" in err and message in err and err.count("\n") == 1

@@ -90,3 +90,15 @@ def test_readme_quickstart_matches_ci():
     ci = (ROOT / ".ci" / "run").read_text()
     for part in test_cmd.split(" && "):
         assert part in ci
+
+
+def test_readme_one_source_example_is_proved_for_all_sizes(capsys):
+    readme = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
+    example = next(b for b in blocks if "construction=difference" in b)
+    namespace = {}
+    exec(compile(example, "README.md", "exec"), namespace)  # our own README, not user input
+    printed = capsys.readouterr().out.strip()
+    assert printed == "holds all sizes 2 ≤ N ≤ 8; 7 points"
+    v = namespace["v"]
+    assert v.as_dict()["checked"] == {"N": [2, 8]} and "holds for all sizes" in v.parametric

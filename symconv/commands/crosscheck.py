@@ -398,6 +398,14 @@ def iter_crosscheck(claims: list[Claim], N: int = 1 << 16, d: int = 4, batch: in
             raise HypothesisError(f"{name}: must be a positive integer, got {v!r}")
     if backend not in BACKENDS:
         raise HypothesisError(f"backend: expected one of {BACKENDS}, got {backend!r}")
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise HypothesisError(f"seed: must be a non-negative integer, got {seed!r}")
+    try:  # the exact backend and the exact fallback of float checks use it
+        prime = exact.check_prime(prime)
+    except HypothesisError as exc:
+        raise HypothesisError(f"prime (--prime): {str(exc).partition(': ')[2]}") from None
+    if method not in exact.METHODS:
+        raise HypothesisError(f"method: expected one of {exact.METHODS}, got {method!r}")
     if dtype not in numeric.DTYPES:
         raise HypothesisError(f"dtype: expected one of {sorted(numeric.DTYPES)}, got {dtype!r}")
     if backend != "exact":

@@ -134,6 +134,8 @@ def details(verdicts: list[Verdict], width: int | None = None) -> list[str]:
             lines.append(wrap(f"reading: {v.reading}"))
         if v.grade:
             lines.append(wrap(f"grade: {v.grade}"))
+        if v.repair is not None and v.repair.reading():
+            lines.append(wrap(f"obvious reading: {v.repair.reading()}"))
         if v.repair is not None and v.repair.repairs:
             lines.append(wrap(f"closest repair: {v.repair.repairs[0].describe()} (searched "
                               f"{v.repair.searched} edit sets up to {v.repair.max_edits} edits, "
@@ -161,7 +163,7 @@ def details(verdicts: list[Verdict], width: int | None = None) -> list[str]:
                 kind = getattr(s, "kind", "state")
                 lines.append(wrap(f"step [{kind}] {s.label} ({where}, from the claimed previous state): fails "
                                   + s.failure.describe()))
-        if v.parametric and not v.scope.startswith("all sizes"):
+        if v.parametric and not v.scope.startswith("all sizes") and not v.parametric.startswith("no all-sizes"):
             lines.append(wrap(v.parametric))
         if lines:
             out.append(f"  {head}")
@@ -203,11 +205,14 @@ def _load(args):
     from .. import registry
 
     extra = list(args.proofs or [])
-    if hasattr(registry, "load_proofs"):
-        claims, problems = registry.load_proofs(extra)
-    else:  # pragma: no cover - older registry
-        claims, problems = registry.load_claims(extra[0] if extra else None), []
-    return registry.select(claims, args.ids), list(problems)
+    claims, problems = registry.load_proofs(extra)
+    try:
+        return registry.select(claims, args.ids), list(problems)
+    except HypothesisError as exc:
+        if problems:  # the claim asked for may live in a proof file that failed to load
+            raise HypothesisError(f"{exc}; proof files that failed to load: "
+                                  + "; ".join(f"{p.path}: {p.message}" for p in problems)) from exc
+        raise
 
 
 class _BuildProblem:

@@ -436,6 +436,11 @@ def frame_size(circuit: Circuit, n: int, d: int, merge_linear: bool = False) -> 
     >>> frame_size(product_circuit(4), 4, 1)
     8
     """
+    from ..model import check_size
+
+    if not isinstance(circuit, Circuit):
+        raise HypothesisError(f"circuit: expected a Circuit, got {type(circuit).__name__}")
+    n, d = check_size(n, "n"), check_size(d, "d")
     return _pow2(max(_compile(circuit, n, d, merge_linear, _Planner(1))))
 
 
