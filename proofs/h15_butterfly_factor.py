@@ -7,8 +7,9 @@ d⁻ = (D3, 0^{k/2}), D₁ = diag(d), D₂ = diag(d⁺), D₃ = diag(d⁻) and s
 S^{n/2} D₃ ≡ [[0, 0], [D3, 0]]; Prop. H.15 then claims, for n = k,
 B_k^(n) = S^{k/2} D₃ + D₂ S^{n/2} + D₁.
 
-S^j is not defined in the parts we have.  symconv fixes (S^j x)_i = x_{i−j}
-(S moves entries down, zeros enter at the top) and checks both directions.
+S^j is not defined in the parts we have.  Every formula with S is checked under
+three readings, each labelled in its variant's ``reading``: down, (S^j x)_i = x_{i−j}
+(zeros enter at the top); up, its transpose; cyclic, (S^j x)_i = x_{(i−j) mod n}.
 
 How it is checked: each side is a matrix with symbolic entries; the left
 side is realised as a BaseConv stack by ``compile_matrix`` (itself verified
@@ -18,10 +19,10 @@ equality of the matrices.
 
 Findings (every power of two n ≤ 8, every power of two k ≤ n):
 * D₁ ≡ [[D1, 0], [0, D4]] holds; S^{n/2} D₃ ≡ [[0, 0], [D3, 0]] holds with
-  S down and fails with S up; D₂ S^{n/2} ≡ [[0, D2], [0, 0]] fails under
-  either direction: D₂ vanishes on the top half, so D₂·S^j has zero top rows.
-* Prop. H.15 as printed fails for every n = k ≥ 2 and for every k < n, with
-  either direction (``prop_h15_table`` lists each (n, k)).  It holds exactly
+  S down or cyclic and fails with S up; D₂ S^{n/2} ≡ [[0, D2], [0, 0]] fails
+  under every reading: D₂ vanishes on the top half, so D₂·S^j has zero top rows.
+* Prop. H.15 as printed fails for every n = k ≥ 2 and for every k < n (not
+  stated in the paper), under each reading (``prop_h15_table`` lists each (n, k)).  It holds exactly
   when every D2 block is zero (S down), or every D2 and D3 block (S up).
 * What holds for all powers of two k ≤ n: B_k^(n) = D₁ + S^{k/2} D₃ + (S^{k/2})ᵀ D₂.
 """

@@ -28,7 +28,11 @@ is a gate *parameter*; a model whose parameters are the data v1 is not a
 BaseConv model of u, and once the state is (v2 | v3 | 0) no later layer can
 see v1.  The variant "remember(y : v2, v3, e_0, p) as printed" builds exactly
 that (projection by a working shift_up, then Prop. H.10's corrected remember
-with a symbolic constant p) and fails: it computes p ⊙ v2, not v1 ⊙ v2.  The
+with a symbolic constant p) and fails: it computes p ⊙ v2, not v1 ⊙ v2.  Its
+printed displays are steps: y^ℓ ≡ (v2, v3, 0) after the one projection layer
+(holds) and z^{ℓ+1} ≡ (v1 ⊙ (e_0 ∗ v2) | v3 | 0) ≡ (v1 ⊙ v2 | v3 | 0) (fails).  The
+variant with the data v1 passed as p (the call taken literally) holds, but is
+not a BaseConv model of the input.  The
 product must come from the data branch u·W of the gate, as in step 3.
 
 The claimed signature shown is the theorem's orders without constants:

@@ -13,7 +13,8 @@ output with y computed from a formula, exactly, with γ symbolic:
 * each printed line of the unrolling of z^0 and z^1 (u^T[:, i] read as
   u[i,:]ᵀ).  One line is wrong: the second line of z^1 has
   γ·W_Aᵀ(u^T[:, 1] u[0, :])W_V where the previous line's γz^0 gives
-  u^T[:, 0] u[0, :]; the line after it is right again.  The W_A/W_V
+  u^T[:, 0] u[0, :]; the line after it is right again.  The variant "printed z1
+  line 2, obvious reading u^T[:, 0]" (that one index changed) holds.  The W_A/W_V
   placement (W_Aᵀ on the left, W_V on the right) is right throughout.
 
 Corollary H.22 claims O(Nd) parameters and O(N log d) layers.  What the

@@ -200,13 +200,16 @@ def check_instance(inst: Any, sizes: Mapping[str, int], *, backend: str | None =
         failure = _compare(out, expected, dict(sizes), "output", stack.L)
     # each step on its own, from the claimed previous state
     results = []
+    base, base_layers = x0, 0        # the claimed state at the largest layer count below the step's
     prev, prev_layers = x0, 0
     for k, (s, c) in enumerate(zip(steps, claimed)):
+        if s.layers > prev_layers:   # steps stated at the same layer count all start from the same state
+            base, base_layers = prev, prev_layers
         if k < len(reached):  # the run so far equals the claimed states: same start, same result
             f = reached[k]
         else:
-            got = run_state(stack, prev, prev_layers, s.layers)
+            got = run_state(stack, base, base_layers, s.layers)
             f = _compare(got, c, dict(sizes), s.label, s.layers)
-        results.append(StepResult(s.label, prev_layers + 1, s.layers, f is None, f))
+        results.append(StepResult(s.label, base_layers + 1, s.layers, f is None, f))
         prev, prev_layers = c, s.layers
     return failure, results

@@ -10,8 +10,8 @@ Opt-in, so that installing symconv changes no one's test run:
 Each variant of each claim becomes one item, ``h09_add.py::H.9 add_n [corrected]``.
 An item passes when its verdict is the one the proof file records (``expect``:
 an erratum recorded as failing passes when it fails), and fails with the
-failure spelled out otherwise.  ``--symconv-max-size K`` sets the sweep
-(default 8).  The plugin is registered under the entry-point group ``pytest11``.
+failure spelled out otherwise; items carry the marker ``symconv`` (``-m symconv``).
+``--symconv-max-size K`` sets the sweep (default 8).  The plugin is registered under the entry-point group ``pytest11``.
 """
 from __future__ import annotations
 
@@ -42,6 +42,7 @@ def _folders(config) -> list[Path]:
 
 
 def pytest_configure(config) -> None:
+    config.addinivalue_line("markers", "symconv: a variant of a claim of a proof file (select with -m symconv)")
     folders = _folders(config)
     for d in config.getoption("symconv_proofs") or ():
         if not Path(d).is_dir():
@@ -90,6 +91,7 @@ class ClaimItem(pytest.Item):
         super().__init__(**kw)
         self.claim = claim
         self.variant = variant
+        self.add_marker("symconv")
 
     def runtest(self) -> None:
         from .claims import verify

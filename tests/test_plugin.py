@@ -87,6 +87,8 @@ def test_users_suite_passes_with_the_claims_as_items(project):
     assert r.returncode == 0, r.stdout[-3000:]
     assert "h01_difference.py::mine.1 difference [construction] PASSED" in r.stdout
     assert re.search(r"\b3 passed\b", r.stdout)
+    r = pytest_run(project, "--symconv-proofs", "my_proofs", "-m", "symconv")
+    assert re.search(r"\b1 passed, 2 deselected\b", r.stdout), r.stdout[-2000:]
 
 
 def test_users_suite_fails_as_it_should(project):

@@ -6,7 +6,6 @@ wrong formula step fails.  Small explicit sizes keep the file fast.
 """
 from dataclasses import replace
 
-import numpy as np
 import pytest
 import sympy
 
@@ -34,6 +33,8 @@ ERRATA = [
     ("h16_butterfly.py", "butterfly_factor_matrix", "d_i = diag D_i", {"n": 2, "d": 2, "k": 2},
      ("y³ ≡ y₁+y₂+y₃ ≡ B_{nd}x",)),
     ("h16_butterfly.py", "butterfly_factor_matrix", "B x ≡ ΣD_i′⊙u", {"n": 2, "d": 2, "k": 4}, ("output",)),
+    ("h16_butterfly.py", "butterfly_matrix", "5·log(nd): (1) stacked log(nd) times", {"n": 2, "d": 4},
+     ("5·log(nd) layers",)),
     ("h21_arithmetic_circuits.py", "mult layer", "remember(y : v2, v3, e_0, p) as printed", {"m": 2, "r": 1},
      (H21_STEPS[1],)),
     ("h22_retnet.py", "eq. 7", "printed z1 line 2", {"N": 2, "d": 1}, ("output",)),
@@ -213,3 +214,20 @@ def test_theorem_h21_w_prime_plus_s_at_most_w_fails_for_horner():
     # x·y (one multiplication, no carried wire) satisfies it
     xy = product_circuit(2)
     assert all(len(l.targets) + len(l.carried) <= xy.width for l in layering(xy).layers if l.kind == "linear")
+
+
+def test_every_printed_line_of_the_unrolling_is_a_variant_with_its_record():
+    mod = load_module(proofs_dir() / "h22_retnet.py")
+    claim = _claim("h22_retnet.py", "eq. 7")
+    by_name = {v.name: v for v in claim.variants}
+    assert len(mod.LINES) == 7 and {f"printed {ln}" for ln in mod.LINES} | {"eq. 7"} <= set(by_name)
+    assert [n for n, v in by_name.items() if v.expect == "fails"] == ["printed z1 line 2"]
+    assert by_name["printed z1 line 2"].fails_at == ("output",)
+
+
+def test_readings_label_the_non_literal_variants():
+    h16 = _claim("h16_butterfly.py", "butterfly_factor_matrix")
+    assert _variant(h16, "as printed").reading.startswith("literal")
+    assert _variant(h16, "d_i = diag D_i").reading.startswith("obvious reading")
+    h21 = _claim("h21_arithmetic_circuits.py", "mult layer")
+    assert "not a BaseConv model" in _variant(h21, "remember(y : v2, v3, e_0, v1), v1 as the parameter p").reading

@@ -252,13 +252,22 @@ def main(args: argparse.Namespace) -> int:
         else:
             from concurrent.futures import ProcessPoolExecutor
 
-            ex = ProcessPoolExecutor(workers)
+            pool = ProcessPoolExecutor(workers)
+            ex = pool
+            try:  # tasks travel with cloudpickle where it is installed, so claims built from lambdas work too
+                import cloudpickle  # noqa: F401
+
+                from ..testing import pickling
+
+                ex = pickling(pool)
+            except ImportError:
+                pass
             try:
                 verdicts, build_problems = _run(claims, args, ex, bar)
             except BaseException:
-                _kill_pool(ex)
+                _kill_pool(pool)
                 raise
-            ex.shutdown(wait=True)
+            pool.shutdown(wait=True)
     problems += build_problems
     print(render(verdicts, args.format, problems, time.perf_counter() - t0, args.wide))
     bad = [v for v in verdicts if not v.ok]

@@ -591,6 +591,41 @@ def _pad(a: np.ndarray, rows: int) -> np.ndarray:
     return np.concatenate([a, pad], axis=0)
 
 
+def _valued_column(seq: PSeq, sizes: Mapping[str, int], d: int, values) -> np.ndarray | None:
+    """The column as an L×d array by slices, when every piece is a constant run or a whole window of a
+    named block whose values are given (the fast path for long concrete stacks); None otherwise."""
+    if values is None or not seq.pieces:
+        return None
+    for p in seq.pieces:
+        if p.atom is not None and (not p.atom.is_input() or p.atom.name not in values):
+            return None
+    L = seq.length.at(sizes)
+    if L < 0:
+        raise HypothesisError(f"sizes: column length {seq.length} is negative at {dict(sizes)}")
+    vals = [np.asarray(values[p.atom.name]) for p in seq.pieces if p.atom is not None]
+    numeric = all(v.dtype != object for v in vals)
+    out = np.zeros((L, d), dtype=np.result_type(*[v.dtype for v in vals], np.int64) if numeric else object)
+    for p in seq.pieces:
+        a, n = p.start.at(sizes), p.length.at(sizes)
+        if n <= 0:
+            continue
+        if a < 0 or a + n > L:
+            raise HypothesisError(f"sizes: a block at rows [{a}, {a + n}) leaves the column of length {L}")
+        c = int(p.coef) if p.coef.denominator == 1 else (float(p.coef) if numeric else p.coef)
+        if p.atom is None:
+            out[a:a + n] = out[a:a + n] + c
+            continue
+        v = np.asarray(values[p.atom.name])
+        lo = p.lo.at(sizes)
+        if lo < 0 or lo + n > v.shape[0]:
+            raise HypothesisError(f"{p.atom.name}: rows [{lo}, {lo + n}) are outside its {v.shape[0]} rows")
+        block = np.broadcast_to(v[lo:lo + n], (n, d)) if v.shape[1] in (1, d) else None
+        if block is None:
+            raise HypothesisError(f"{p.atom.name}: has {v.shape[1]} channels, expected {d} or 1")
+        out[a:a + n] = out[a:a + n] + (block if c == 1 else c * block)
+    return out
+
+
 def _constant_column(seq: PSeq, sizes: Mapping[str, int]) -> np.ndarray | None:
     """An (L, 1) object array of numbers for a column with no named blocks (None otherwise); fast for long columns."""
     if any(p.atom is not None for p in seq.pieces):
@@ -610,6 +645,24 @@ def _constant_column(seq: PSeq, sizes: Mapping[str, int]) -> np.ndarray | None:
     if L and all(v == out[0, 0] for v in out[:, 0]):
         return out[:1]  # one row, broadcast over N'
     return out
+
+
+def _valued_taps(h: PFilter, sizes: Mapping[str, int], d: int, values) -> np.ndarray | None:
+    """A filter of constant terms and named blocks with given values, as a K×d array by slices (else None)."""
+    if values is None:
+        return None
+    for t in h.terms:
+        if t.atom is not None and (not t.atom.is_input() or t.atom.name not in values):
+            return None
+    K = 1
+    for t in h.terms:
+        k = t.offset.at(sizes)
+        if k < 0:
+            raise HypothesisError(f"h: filter offset {t.offset} is negative at {dict(sizes)}")
+        K = max(K, k + (t.atom.length.at(sizes) if t.atom is not None else 1))
+    pieces = tuple(Piece(t.offset, t.atom.length if t.atom is not None else Lin((), 1), t.coef, t.atom, Lin())
+                   for t in h.terms)
+    return _valued_column(PSeq(lin(K), pieces), sizes, d, values)
 
 
 def _constant_taps(h: PFilter, sizes: Mapping[str, int]) -> np.ndarray | None:
@@ -654,6 +707,8 @@ def layer_at(pl: PLayer, N_int, sizes: Mapping[str, int], d: int = 1, values=Non
                 W[k, j] = sympy.Symbol(f"{pl.W}[{k},{j}]")
     h = _constant_taps(pl.h, sizes)
     if h is None:
+        h = _valued_taps(pl.h, sizes, d, values)
+    if h is None:
         h = filter_taps(pl.h, sizes, d, values)
     h = _fold(h, Ni) if pl.conv == "circular" and h.shape[0] > Ni else h[:Ni]
     if not h.shape[0]:
@@ -664,6 +719,8 @@ def layer_at(pl: PLayer, N_int, sizes: Mapping[str, int], d: int = 1, values=Non
     for name in ("b1", "b2"):
         col = pl.column(name, N_int)
         c = _constant_column(col, sizes)
+        if c is None:
+            c = _valued_column(col, sizes, d, values)
         cols[name] = c if c is not None else instantiate(col, sizes, d, values)
     return Layer(W=W, h=h, b1=cols["b1"], b2=cols["b2"], conv=pl.conv, label=pl.label)
 
