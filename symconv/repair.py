@@ -1217,11 +1217,24 @@ REPAIRS: dict = {
     ("H.15", "equation 5", "D₂ S^{n/2} ≡ [[0,D2],[0,0]], S up"): lambda: repair_h15_eq5("D2", "up"),
     ("H.15", "equation 5", "S^{n/2} D₃ ≡ [[0,0],[D3,0]], S up"): lambda: repair_h15_eq5("D3", "up"),
     ("H.16", "butterfly_factor_matrix", "as printed"): repair_h16,
+    ("H.16", "butterfly_factor_matrix", "B x ≡ ΣD_i′⊙u"): repair_h16,
+    ("H.16", "butterfly_factor_matrix", "d_i = diag D_i"): repair_h16,
     ("H.22", "eq. 7", "printed z1 line 2"): repair_h22,
 }
 
 
 NOT_SEARCHED: dict = {
+    ("H.15", "butterfly_factor_decomposition", "as printed, S cyclic"):
+        "the search edits the direction of S; for n = k the cyclic S^{n/2} has none (it is its own transpose); "
+        "the S down and S up searches give the repairs",
+    ("H.15", "butterfly_factor_decomposition (k < n)", "as printed, S cyclic"):
+        "as for n = k: the cyclic S^{n/2} has no direction to edit; the S down and S up searches give the repairs",
+    ("H.15", "equation 5", "D₂ S^{n/2} ≡ [[0,D2],[0,0]], S cyclic"):
+        "D₂ = diag(0, D2) is zero on the top half, so D₂·M has zero top rows for every M: no edit of S can "
+        "repair it; the halves of d⁺ swapped do (the S up search)",
+    ("H.16", "butterfly_matrix", "5·log(nd): (1) stacked log(nd) times"):
+        "a printed layer count, not a route: the stack of (1) has 2·log d + 3·log n layers, so 5·log(nd) is an "
+        "upper bound, not the count",
     ("H.11", "stacking", "as printed, causal, any d'"):
         "no printed route to edit: the lemma stacks any two models; what f leaves outside its N×d block "
         "reaches g (through W); the fix is a masking layer between them (a layer inserted, not a symbol)",

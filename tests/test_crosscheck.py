@@ -342,3 +342,27 @@ def test_a_crosscheck_at_2_31_ends_promptly_within_its_budget(proofs, tmp_path):
     rss_kib = int(p.stderr.split("RSS")[-1].split()[0])
     assert (rss_kib - base_kib) * 1024 < 512 << 20, (base_kib, rss_kib)  # nothing of size N was allocated
     assert took < 60
+
+
+def test_no_informative_bound_and_a_reference_that_cannot_run_mod_p_is_no_verdict(monkeypatch):
+    from symconv import Claim, Variant
+
+    case = _shift_case()
+    real = cc.numeric.run_bounded
+
+    def vacuous(prep, u, **kw):
+        out, _ = real(prep, u, **kw)
+        return out, float("inf")
+
+    def floats_only(u):
+        if np.asarray(u).dtype.kind != "f":
+            raise TypeError("this reference takes floats only")
+        return case.reference(u)
+    monkeypatch.setattr(cc.numeric, "run_bounded", vacuous)
+    r = cc.check_float(type(case)(case.stack, case.input, floats_only))
+    assert r["holds"] is None and r["method"] == "undecided" and "floats only" in r["exact_detail"]
+    claim = Claim("T.7", "undecided", "test", (), None,
+                  (Variant("v", lambda z: None, numeric=lambda N, d, b, rng: type(case)(case.stack, case.input,
+                                                                                       floats_only)),))
+    (o,) = cc.crosscheck([claim], N=32, d=1)
+    assert o.status == "not run" and o.ok is None and "no verdict" in o.detail

@@ -361,7 +361,10 @@ def _fallback(case: NumericCase, u: np.ndarray, ref: np.ndarray, out: np.ndarray
                 "reference_error": err64, "reference_bound": bound64, "float64_difference": diff}
     # no informative float bound: decide exactly, mod p, on random residues (Schwartz–Zippel)
     support = np.asarray(case.input) != 0
-    r = exact.check(case.stack, case.reference, int(np.shape(case.input)[0]), prime, 1, seed, method, support)
+    try:
+        r = exact.check(case.stack, case.reference, int(np.shape(case.input)[0]), prime, 1, seed, method, support)
+    except (HypothesisError, ArithmeticError, TypeError, ValueError) as exc:  # e.g. a reference that is not exact
+        return None, "undecided", {"exact_detail": f"the exact check could not run: {type(exc).__name__}: {exc}"}
     finite = bool(np.isfinite(out).all())  # an overflowed float run fails even if the stack is right
     return r.holds and finite, "exact mod p", {
         "exact_detail": r.describe() + ("" if finite else f"; the {dtype} run overflowed (non-finite output)")}
@@ -455,7 +458,8 @@ def _one(claim, variant, base, N, d, batch, backend, dtype, seed, trials, prime,
                             detail=r.describe(), **size, **base)
             else:
                 r = check_float(case, backend, dtype, progress, prime=prime, seed=seed, method=method)
-                o = Outcome(status="holds" if r["holds"] else "fails", detail=_float_note(r, dtype),
+                status = "not run" if r["holds"] is None else "holds" if r["holds"] else "fails"
+                o = Outcome(status=status, detail=_float_note(r, dtype),
                             method=r["method"], max_abs_error=r["max_abs_error"],
                             max_rel_error=r["max_rel_error"], bound=r["bound"], seconds=r["seconds"],
                             peak_mib=r["peak_mib"], **size, **base)
@@ -478,6 +482,9 @@ def _float_note(r: dict, dtype: str) -> str:
                 f"run of the same stack on the same inputs: |float64 - reference| = {r['reference_error']:.3g} "
                 f"<= {r['reference_bound']:.3g} (float64 bound) and |{dtype} - float64| = "
                 f"{r['float64_difference']:.3g} <= {dtype} bound + float64 bound")
+    if r["method"] == "undecided":
+        return (f"{dtype}; a-priori bound not informative (>= max|reference|) even in float64, and "
+                f"{r['exact_detail']}: no verdict (the reference must run on integer arrays mod p)")
     return (f"{dtype}; a-priori bound not informative (>= max|reference|) even in float64: decided exactly "
             f"mod p instead: {r['exact_detail']}")
 

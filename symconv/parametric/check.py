@@ -510,6 +510,22 @@ def _atom_entry(atom: Atom, i: int, j: int, sizes: Mapping[str, int], cache: dic
     return v
 
 
+def _column_rows(seq: PSeq, sizes: Mapping[str, int]) -> tuple[int, list]:
+    """(length, [(piece, start, rows)]) of a column at concrete sizes, every piece checked to fit."""
+    L = seq.length.at(sizes)
+    if L < 0:
+        raise HypothesisError(f"sizes: column length {seq.length} is negative at {dict(sizes)}")
+    placed = []
+    for p in seq.pieces:
+        a, n = p.start.at(sizes), p.length.at(sizes)
+        if n <= 0:
+            continue
+        if a < 0 or a + n > L:
+            raise HypothesisError(f"sizes: a block at rows [{a}, {a + n}) leaves the column of length {L}")
+        placed.append((p, a, n))
+    return L, placed
+
+
 def instantiate(seq: PSeq, sizes: Mapping[str, int], d: int = 1, values=None) -> np.ndarray:
     """The column at concrete sizes, as a length×d object array of sympy entries.
 
@@ -517,18 +533,11 @@ def instantiate(seq: PSeq, sizes: Mapping[str, int], d: int = 1, values=None) ->
     >>> instantiate(pzeros(1) | psym("y", size("N")), {"N": 2})[:, 0].tolist()
     [0, y[0,0], y[1,0]]
     """
-    L = seq.length.at(sizes)
-    if L < 0:
-        raise HypothesisError(f"sizes: column length {seq.length} is negative at {dict(sizes)}")
+    L, placed = _column_rows(seq, sizes)
     out = np.empty((L, d), dtype=object)
     out[...] = sympy.Integer(0)
     cache: dict = {"__d__": d}
-    for p in seq.pieces:
-        a, n = p.start.at(sizes), p.length.at(sizes)
-        if n <= 0:
-            continue
-        if a < 0 or a + n > L:
-            raise HypothesisError(f"sizes: a block at rows [{a}, {a + n}) leaves the column of length {L}")
+    for p, a, n in placed:
         c = sympy.Rational(p.coef.numerator, p.coef.denominator)
         lo = p.lo.at(sizes)
         for i in range(n):
@@ -599,18 +608,11 @@ def _valued_column(seq: PSeq, sizes: Mapping[str, int], d: int, values) -> np.nd
     for p in seq.pieces:
         if p.atom is not None and (not p.atom.is_input() or p.atom.name not in values):
             return None
-    L = seq.length.at(sizes)
-    if L < 0:
-        raise HypothesisError(f"sizes: column length {seq.length} is negative at {dict(sizes)}")
+    L, placed = _column_rows(seq, sizes)
     vals = [np.asarray(values[p.atom.name]) for p in seq.pieces if p.atom is not None]
     numeric = all(v.dtype != object for v in vals)
     out = np.zeros((L, d), dtype=np.result_type(*[v.dtype for v in vals], np.int64) if numeric else object)
-    for p in seq.pieces:
-        a, n = p.start.at(sizes), p.length.at(sizes)
-        if n <= 0:
-            continue
-        if a < 0 or a + n > L:
-            raise HypothesisError(f"sizes: a block at rows [{a}, {a + n}) leaves the column of length {L}")
+    for p, a, n in placed:
         c = int(p.coef) if p.coef.denominator == 1 else (float(p.coef) if numeric else p.coef)
         if p.atom is None:
             out[a:a + n] = out[a:a + n] + c
@@ -630,16 +632,9 @@ def _constant_column(seq: PSeq, sizes: Mapping[str, int]) -> np.ndarray | None:
     """An (L, 1) object array of numbers for a column with no named blocks (None otherwise); fast for long columns."""
     if any(p.atom is not None for p in seq.pieces):
         return None
-    L = seq.length.at(sizes)
-    if L < 0:
-        raise HypothesisError(f"sizes: column length {seq.length} is negative at {dict(sizes)}")
+    L, placed = _column_rows(seq, sizes)
     out = np.zeros((L, 1), dtype=object)
-    for p in seq.pieces:
-        a, n = p.start.at(sizes), p.length.at(sizes)
-        if n <= 0:
-            continue
-        if a < 0 or a + n > L:
-            raise HypothesisError(f"sizes: a block at rows [{a}, {a + n}) leaves the column of length {L}")
+    for p, a, n in placed:
         c = int(p.coef) if p.coef.denominator == 1 else p.coef
         out[a:a + n, 0] = out[a:a + n, 0] + c
     if L and all(v == out[0, 0] for v in out[:, 0]):
