@@ -9,8 +9,6 @@ once with N as a symbol, in symconv.constructions.primitives):
     the identity is the case c = 1^{N×d},
     BaseConv(u, W, 0, 0, 1) = (u·W) ⊙ 1 = u·W.
 """
-import numpy as np
-
 from symconv import Claim, Signature, SizeParam, Variant, verify
 from symconv.claims import NumericCase
 from symconv.constructions.primitives import (hadamard, hadamard_layer, identity, identity_layer, linear,

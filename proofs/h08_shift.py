@@ -27,7 +27,7 @@ stack is lower triangular (``causal_reach`` shows it).
 Every construction here is written once (symconv.constructions.shifts), with
 N and s as symbols; the concrete stacks of the sweep are its instantiations.
 """
-from symconv import Claim, Hypothesis, Signature, SizeParam, Step, Variant, verify, zeros
+from symconv import Claim, Signature, SizeParam, Step, Variant, verify, zeros
 from symconv.blocks import reverse, rows
 from symconv.claims import NumericCase
 from symconv.constructions.shifts import (shift_down, shift_down_layer, shift_hypothesis, shift_up, shift_up_layer,

@@ -18,7 +18,7 @@ literal reading, graded as such.
 The construction is written once (symconv.constructions.sums.add_n_layers) with n
 and N as symbols; the concrete stacks are its instantiations.
 """
-from symconv import Claim, Hypothesis, Signature, SizeParam, Step, Variant, verify
+from symconv import Claim, Signature, SizeParam, Step, Variant, verify
 from symconv.claims import NumericCase
 from symconv.constructions.params import gate_layer, mask, unit_filter
 from symconv.constructions.sums import add_n, add_n_hypothesis, add_n_layers

@@ -43,8 +43,7 @@ from .blocks import Block
 from .checking import Failure, StepResult, check_instance
 from .hypotheses import Hypothesis, conjunction
 from .model import HypothesisError, Layer, Signature, Stack
-from .sweep import (DEFAULT_MAX_SIZE, DEFAULT_TIME_BUDGET, Box, Cap, CapStatus, SizeParam, enumerate_box,
-                    plan_raise)
+from .sweep import DEFAULT_MAX_SIZE, DEFAULT_TIME_BUDGET, Box, Cap, SizeParam, enumerate_box, plan_raise
 
 EXPECT = ("holds", "fails")
 STEP_KINDS = ("state", "product", "conv", "call", "count")

@@ -24,7 +24,7 @@ import math
 import re
 import statistics
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from .model import HypothesisError
 

@@ -71,7 +71,7 @@ M = Mutant
 MUTANTS = (
     # ------------------------------------------------------------ the exact interpreter
     M("sym-conv-sign", SYM, "                a.append(t)\n", "                a.append(-t)\n",
-      ("H.8",), "interpreter", "convolve subtracts every product term after the first at a row"),
+      ("add_n",), "interpreter", "convolve subtracts every product term after the first at a row"),
     M("sym-conv-break", SYM, "                if not circular:\n                    break",
       "                if not circular:\n                    continue",
       ("H.8",), "interpreter", "causal convolution: continue instead of break past row N",

@@ -65,7 +65,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 TARGET = 0.95
 # Fields of a verdict record compared with the baseline, by what a difference means.
-VERDICT_FIELDS = ("verdict", "expect", "ok")
+VERDICT_FIELDS = ("verdict", "expect", "ok", "grade", "failing_steps")
 BOX_FIELDS = ("scope", "sizes_checked", "points", "checked", "capped_by")
 _SECONDS = re.compile(r"\d+(?:\.\d+)?\s*(?:s|sec|seconds|min|minutes|h|hours)\b")
 TIMED = ("second", "time", "estimate")  # keys of box fields that hold run times, not sizes
@@ -227,11 +227,16 @@ def _outcome(r: dict) -> dict:
     """What is compared: verdict fields, first failing step and layer, step verdicts, the box."""
     f = r.get("failure") or {}
     return {
-        "verdict": {k: r.get(k) for k in VERDICT_FIELDS},
+        "verdict": {k: _sorted(r.get(k)) for k in VERDICT_FIELDS if k in r},
         "failure": (f.get("step"), f.get("layer")) if f else None,
-        "steps": [(s.get("label"), s.get("holds")) for s in r.get("steps") or ()],
+        "steps": sorted((str(s.get("label")), bool(s.get("holds"))) for s in r.get("steps") or ()),
         "box": {k: _untimed(r.get(k)) for k in BOX_FIELDS if k in r},
     }
+
+
+def _sorted(v: Any) -> Any:
+    """Lists compared as multisets (the order of steps follows the sweep, not the proof)."""
+    return sorted(map(str, v)) if isinstance(v, (list, tuple)) else v
 
 
 def _untimed(v: Any) -> Any:

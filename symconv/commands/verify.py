@@ -255,7 +255,7 @@ def main(args: argparse.Namespace) -> int:
             pool = ProcessPoolExecutor(workers)
             ex = pool
             try:  # tasks travel with cloudpickle where it is installed, so claims built from lambdas work too
-                import cloudpickle  # noqa: F401
+                import cloudpickle  # noqa: F401  (only whether it is installed)
 
                 from ..testing import pickling
 

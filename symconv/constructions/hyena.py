@@ -39,14 +39,18 @@ True
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..hyena import HyenaLayer, HyenaStack
 from ..model import HypothesisError, Layer, Stack
 from ..parametric.algebra import X, add, fblock, pmatmul, pones, psym, pzeros
 from ..parametric.check import PLayer, stack_at
-from .params import mask
 from .remember import remember_as_printed
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..parametric.check import Induction
 
 __all__ = ["baseconv_from_hyena", "baseconv_from_hyena_as_printed", "hyena_from_baseconv", "hyena_chain_induction",
            "hyena_induction", "hyena_route", "prep_layer"]

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ..model import HypothesisError, Stack, as_param
 from ..parametric.algebra import X, psym
 from ..parametric.check import PLayer, stack_at

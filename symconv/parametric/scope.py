@@ -16,7 +16,7 @@ the two answers must agree.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from ..model import HypothesisError
 from .check import Cases, Description, PResult, base_facts, check
