@@ -134,7 +134,7 @@ def numeric_for(kind):
         cc = compile_arithmetic(c, n, d)
 
         def reference(u):
-            u = np.asarray(u)
+            u = np.asanyarray(u)
             B = u.shape[0]
             vals = evaluate(c, [u[:, i // d, i % d] for i in range(n * d)])
             out = np.zeros((B, n * d), dtype=u.dtype)

@@ -10,9 +10,11 @@ products and coefficient extraction; run the same stack numerically with
 >>> evaluate(add_n(1, 2), sym("x", 1) | sym("S", 1)).entries[:, 0].tolist()
 [1, S[0,0] + x[0,0]]
 """
-from .blocks import Block, const, ones, sym, unit, vstack, zeros
-from .claims import Claim, Hypothesis, Instance, SizeParam, Step, Variant, Verdict, Verdicts, verify
-from .model import HypothesisError, Layer, Signature, Stack, compose
+from .blocks import Block, const, from_array, ones, reverse, rows, sym, unit, vstack, zeros
+from .claims import Claim, Instance, NumericCase, Step, Variant, Verdict, Verdicts, verify
+from .hypotheses import Hypothesis, at_most_product, divides, eq, pow2
+from .model import HypothesisError, Layer, Signature, Stack, check_size, compose
+from .sweep import Cap, SizeParam
 from .symbolic import evaluate
 
 from . import display  # noqa: E402,F401 - notebook hooks, installed from the renderer side
@@ -20,7 +22,8 @@ from . import display  # noqa: E402,F401 - notebook hooks, installed from the re
 __version__ = "0.1.0"
 
 __all__ = [
-    "Block", "Claim", "Hypothesis", "HypothesisError", "Instance", "Layer", "Signature",
-    "SizeParam", "Stack", "Step", "Variant", "Verdict", "Verdicts", "compose", "const", "evaluate",
-    "ones", "sym", "unit", "verify", "vstack", "zeros",
+    "Block", "Cap", "Claim", "Hypothesis", "HypothesisError", "Instance", "Layer", "NumericCase", "Signature",
+    "SizeParam", "Stack", "Step", "Variant", "Verdict", "Verdicts", "at_most_product", "check_size", "compose",
+    "const", "divides", "eq", "evaluate", "from_array", "ones", "pow2", "reverse", "rows", "sym", "unit", "verify",
+    "vstack", "zeros",
 ]

@@ -415,7 +415,7 @@ class _Point:
         arr = instantiate(seq, self.sizes)[:, 0]
         out = np.zeros(len(arr), dtype=np.int64)
         for i, e in enumerate(arr):
-            e = sympy.sympify(e)
+            e = sympy.sympify(e, strict=True)
             if e.free_symbols:
                 e = e.xreplace({s: self.value(s) for s in e.free_symbols})
             out[i] = int(e) % PRIME
@@ -895,7 +895,7 @@ def repair_h10(shift_up: str = "H.8", max_edits: int = 2) -> RepairReport:
 def _sym_eq(a: np.ndarray, b: np.ndarray) -> bool:
     """Exact equality of two object arrays with sympy entries."""
     a, b = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
-    return a.shape == b.shape and all(sympy.expand(sympy.sympify(x) - sympy.sympify(y)) == 0
+    return a.shape == b.shape and all(sympy.expand(sympy.sympify(x, strict=True) - sympy.sympify(y, strict=True)) == 0
                                       for x, y in zip(a.flat, b.flat))
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..model import HypothesisError, Layer
+from ..model import HypothesisError, Layer, check_size
 
 
 def _int_array(shape: tuple[int, ...]) -> np.ndarray:
@@ -20,8 +20,7 @@ def _int_array(shape: tuple[int, ...]) -> np.ndarray:
 
 def unit_filter(k: int, d: int = 1) -> np.ndarray:
     """The filter e_k (a 1 at index k in every channel), as a (k+1)×d array."""
-    if k < 0:
-        raise HypothesisError(f"k: the filter e_k needs k >= 0, got {k}")
+    k, d = check_size(k, "k", 0), check_size(d, "d")
     h = _int_array((k + 1, d))
     h[k, :] = 1
     return h
@@ -29,8 +28,11 @@ def unit_filter(k: int, d: int = 1) -> np.ndarray:
 
 def taps(offsets: dict[int, Any], d: int = 1) -> np.ndarray:
     """A filter Σ c·X^k from {k: c}, as a (max k + 1)×d array (same c in every channel)."""
-    if not offsets or min(offsets) < 0:
-        raise HypothesisError(f"offsets: need non-negative filter offsets, got {sorted(offsets)}")
+    d = check_size(d, "d")
+    if not isinstance(offsets, dict) or not offsets:
+        raise HypothesisError(f"offsets: need a non-empty {{offset: coefficient}} dict, got {offsets!r}")
+    for k in offsets:
+        check_size(k, "offsets", 0)
     h = _int_array((max(offsets) + 1, d))
     for k, c in offsets.items():
         h[k, :] = c
@@ -39,8 +41,10 @@ def taps(offsets: dict[int, Any], d: int = 1) -> np.ndarray:
 
 def mask(N: int, *spans: tuple[int, int], value: Any = 1) -> np.ndarray:
     """An N×1 column that is ``value`` on each half-open row span [a, b) and 0 elsewhere."""
+    N = check_size(N, "N")
     m = _int_array((N, 1))
     for a, b in spans:
+        check_size(a, "spans", 0), check_size(b, "spans", 0)
         if not 0 <= a <= b <= N:
             raise HypothesisError(f"spans: rows [{a}, {b}) do not fit in N = {N}")
         m[a:b, 0] = value
@@ -48,6 +52,7 @@ def mask(N: int, *spans: tuple[int, int], value: Any = 1) -> np.ndarray:
 
 
 def zero_W(d: int) -> np.ndarray:
+    d = check_size(d, "d")
     return _int_array((d, d))
 
 

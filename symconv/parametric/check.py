@@ -584,7 +584,7 @@ def filter_taps(h: PFilter, sizes: Mapping[str, int], d: int = 1, values=None) -
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
     if a.shape != b.shape:
         return False
-    return all(sympy.expand(sympy.sympify(x) - sympy.sympify(y)) == 0 for x, y in zip(a.flat, b.flat))
+    return all(sympy.expand(sympy.sympify(x, strict=True) - sympy.sympify(y, strict=True)) == 0 for x, y in zip(a.flat, b.flat))
 
 
 def _broadcast(a: np.ndarray, rows: int, cols: int) -> np.ndarray:
