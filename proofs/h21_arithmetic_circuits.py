@@ -208,14 +208,15 @@ MULT_SIZES = (SizeParam("m", 1, 3), SizeParam("r", 1, 2))
 
 CLAIMS = [
     family("x·y", "x·y, the smallest circuit with a multiplication", lambda s: ("xy", 2),
-           lambda s: 2 // s["d"], (D_SIZE,)),
+           lambda s: 2 // s["d"], (D_SIZE,), (Hypothesis(divides(size("d"), 2)),)),
     family("product", "x_0·…·x_{k−1} by a balanced tree (Δ = ⌈log₂ k⌉, w = k)", lambda s: ("product", s["k"]),
            lambda s: s["k"] // s["d"], (SizeParam("k", 2, 8), D_SIZE),
            (Hypothesis(divides(size("d"), size("k"))),), numeric=numeric_for("product")),
     family("Horner", "Σ c_i x^i by Horner's rule, symbolic coefficients c_i (Δ = 2k)",
            lambda s: ("horner", s["k"]), lambda s: 1, (SizeParam("k", 1, 8),)),
     family("matmul", "C = A·B for p×p matrices (inputs A | B row-major)", lambda s: ("matmul", s["p"]),
-           lambda s: 2 * s["p"] ** 2 // s["d"], (SizeParam("p", 1, 2), D_SIZE)),
+           lambda s: 2 * s["p"] ** 2 // s["d"], (SizeParam("p", 1, 2), D_SIZE),
+           (Hypothesis(divides(size("d"), 2, size("p"), size("p"))),)),
     family("det3", "the 3×3 determinant (cofactor expansion)", lambda s: ("det3", 0),
            lambda s: 9 // s["d"], (SizeParam("d", 1, 3),),
            (Hypothesis(divides(size("d"), 9)),)),

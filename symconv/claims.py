@@ -364,8 +364,9 @@ class Verdict:
 
     @property
     def ok(self) -> bool:
-        """The verdict, and for an erratum its failing steps, are those the proof file records."""
-        return self.verdict == self.expect and not self.differences
+        """The verdict, and for an erratum its failing steps, are those the proof file records
+        (a variant left unchecked, its box being empty at this --max-size, differs from nothing)."""
+        return (self.verdict == self.expect and not self.differences) or self.verdict == "unchecked"
 
     @property
     def holds(self) -> bool:
@@ -662,8 +663,14 @@ class _Tally:
             self.failure = f
 
 
-def _differences(variant: Variant, failure: Failure | None, steps: Sequence) -> tuple[tuple, tuple]:
-    """(failing steps observed, differences from the record) for one verdict."""
+def _differences(variant: Variant, failure: Failure | None, steps: Sequence,
+                 complete: bool = True) -> tuple[tuple, tuple]:
+    """(failing steps observed, differences from the record) for one verdict.
+
+    ``complete``: the box covers the default one, so a recorded failing step that
+    holds (or a first failing step that moved) is a difference; on a smaller box
+    (a lower --max-size, given sizes) a recorded failure may simply not be reached.
+    """
     labels = [s.label for s in steps]
     failing = [s.label for s in steps if not s.holds]
     if failure is not None and not failing:
@@ -675,13 +682,13 @@ def _differences(variant: Variant, failure: Failure | None, steps: Sequence) -> 
     for r in recorded:
         if r != OUTPUT and r not in labels:
             diffs.append(f"recorded failing step {r!r} no longer exists (steps: {labels or 'none'})")
-        elif r not in failing and failure is not None:
+        elif r not in failing and failure is not None and complete:
             diffs.append(f"recorded failing step {r!r} now holds")
     if failure is not None:
         for r in failing:
             if r not in recorded:
                 diffs.append(f"step {r!r} fails but is not recorded as failing")
-        if failing and recorded and failing[0] != recorded[0] and recorded[0] in failing:
+        if complete and failing and recorded and failing[0] != recorded[0] and recorded[0] in failing:
             diffs.append(f"the first failing step moved from {recorded[0]!r} to {failing[0]!r}")
     return tuple(failing), tuple(dict.fromkeys(diffs))
 
@@ -691,8 +698,15 @@ def _verify_variant(claim: Claim, variant: Variant, sweep: list[dict], max_size:
     t0 = time.perf_counter()
     if not sweep:
         where = f" and {variant.where.text}" if variant.where is not None else ""
-        raise HypothesisError(f"{claim.id} {claim.name} [{variant.name}]: no sizes satisfy the hypotheses"
-                              f"{where} within the sweep (max size {max_size})")
+        if given:
+            raise HypothesisError(f"{claim.id} {claim.name} [{variant.name}]: none of the given sizes is "
+                                  f"covered by the variant{where}")
+        return Verdict(
+            id=claim.id, name=claim.name, variant=variant.name, verdict="unchecked", expect=variant.expect,
+            scope="box", sizes_checked=0, signature_claimed="-", signature_built="-", seconds=0.0,
+            statement=claim.full_statement, note=variant.note, box=Box.of(claim.sizes, claim.caps, [], max_size),
+            fails_at=variant.fails_at, reading=variant.reading,
+            parametric=f"no size up to --max-size {max_size} satisfies the hypotheses{where}: nothing was checked")
     tally = _Tally(claim)
     for sizes, res in zip(sweep, check_sizes(claim, variant, sweep, executor)):
         tally.add(sizes, *res)
@@ -723,7 +737,7 @@ def _verify_variant(claim: Claim, variant: Variant, sweep: list[dict], max_size:
     elif not given:
         pnote = ("no all-sizes proof: the variant is built at concrete sizes only (not written in the block "
                  "algebra); the verdict covers the box checked")
-    failing, diffs = _differences(variant, failure, steps)
+    failing, diffs = _differences(variant, failure, steps, complete=not given and max_size >= DEFAULT_MAX_SIZE)
     grade, repair = _grade(claim, variant, failure is not None)
     return Verdict(
         id=claim.id, name=claim.name, variant=variant.name, verdict="fails" if failure else "holds",

@@ -120,25 +120,45 @@ class Pow2:
 
 @dataclass(frozen=True)
 class Divides:
-    """``a`` divides ``b`` (both positive integer forms)."""
+    """``a`` divides ``b``: a a positive size form, b a form or a product ``(c, name, name, ...)``."""
 
     a: Lin
-    b: Lin
+    b: Any
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "a", lin(self.a))
-        object.__setattr__(self, "b", lin(self.b))
+        if isinstance(self.b, tuple):
+            c, *names = self.b
+            if isinstance(c, bool) or not isinstance(c, int) or not all(isinstance(n, str) for n in names):
+                raise HypothesisError(f"b: a product is (constant, size names...), got {self.b!r}")
+        else:
+            object.__setattr__(self, "b", lin(self.b))
+
+    def _b_text(self) -> str:
+        if not isinstance(self.b, tuple):
+            return str(self.b)
+        c, *names = self.b
+        return ("" if c == 1 else str(c)) + "".join(f"{n}²" if names.count(n) == 2 and names.index(n) == i else
+                                                   ("" if names.count(n) == 2 else n)
+                                                   for i, n in enumerate(names))
 
     @property
     def text(self) -> str:
-        return f"{self.a} divides {self.b}"
+        return f"{self.a} divides {self._b_text()}"
 
     @property
     def symbols(self) -> frozenset:
-        return self.a.symbols | self.b.symbols
+        extra = frozenset(self.b[1:]) if isinstance(self.b, tuple) else self.b.symbols
+        return self.a.symbols | extra
 
     def holds_at(self, sizes: Mapping[str, int]) -> bool:
-        a, b = self.a.at(sizes), self.b.at(sizes)
+        a = self.a.at(sizes)
+        if isinstance(self.b, tuple):
+            b = self.b[0]
+            for n in self.b[1:]:
+                b *= int(sizes[n])
+        else:
+            b = self.b.at(sizes)
         return a >= 1 and b % a == 0
 
     def forms(self) -> tuple:
@@ -211,14 +231,25 @@ def pow2(*x: Any) -> Pow2:
     return Pow2(tuple(names))
 
 
-def divides(a: Any, b: Any) -> Divides:
-    """The atom "a divides b".
+def divides(a: Any, *b: Any) -> Divides:
+    """The atom "a divides b"; several arguments after a: their product (``divides(d, 2, p, p)``: d | 2p²).
 
     >>> from symconv.parametric.linear import size
-    >>> divides(size("d"), 9).holds_at({"d": 3})
-    True
+    >>> divides(size("d"), 9).holds_at({"d": 3}), divides(size("d"), 2, size("p"), size("p")).text
+    (True, 'd divides 2p²')
     """
-    return Divides(a, b)
+    if len(b) == 1:
+        return Divides(a, b[0])
+    c, names = 1, []
+    for v in b:
+        if isinstance(v, int) and not isinstance(v, bool):
+            c *= v
+            continue
+        v = lin(v)
+        if len(v.terms) != 1 or v.terms[0][1] != 1 or v.const:
+            raise HypothesisError(f"b: a product takes integers and size symbols, got {v}")
+        names.append(v.terms[0][0])
+    return Divides(a, (c, *names))
 
 
 def eq(a: Any, b: Any) -> Rel:

@@ -75,6 +75,8 @@ def _width() -> int:
 
 
 def _verdict_cell(v: Verdict) -> str:
+    if v.verdict == "unchecked":
+        return "unchecked"
     if v.ok:
         return v.verdict + (" (rec.)" if v.expect == "fails" else "")
     if v.verdict != v.expect:
@@ -175,8 +177,11 @@ def summary(verdicts: list[Verdict], problems: list, seconds: float) -> str:
     """``80 variants: 61 hold, 19 fail as recorded, 0 unexpected; 36 s``."""
     hold = sum(1 for v in verdicts if v.ok and v.verdict == "holds")
     fail = sum(1 for v in verdicts if v.ok and v.verdict == "fails")
+    skip = sum(1 for v in verdicts if v.verdict == "unchecked")
     bad = sum(1 for v in verdicts if not v.ok)
     text = f"{len(verdicts)} variants: {hold} hold, {fail} fail as recorded, {bad} unexpected"
+    if skip:
+        text += f", {skip} unchecked (no size in the box)"
     if problems:
         text += f", {len(problems)} proof problem{'s' if len(problems) != 1 else ''}"
     return text + f"; {seconds:.0f} s"
