@@ -854,6 +854,12 @@ PREAMBLE = r"""\documentclass[10pt]{article}
 """
 
 
+def _checked(v) -> str:
+    """The verdict's scope and box in the words of the verify table: ``all sizes; N ≤ 8, d ≤ 2 (caps: d ≤ 2); 16 points``."""
+    box = getattr(v, "checked", "") or v.scope
+    return ("all sizes; " if v.scope.startswith("all sizes") else "") + box
+
+
 def summary_table(verdicts: Sequence, rows_per_table: int = 0, problems: Mapping | None = None) -> str:
     r"""A longtable of verdicts (it breaks across pages and fits the line): result, name, variant,
     verdict, scope, recorded.  ``problems`` maps (id, name) of claims that could not be verified
@@ -864,13 +870,13 @@ def summary_table(verdicts: Sequence, rows_per_table: int = 0, problems: Mapping
     """
     head = (r"{\small\setlength{\tabcolsep}{3pt}" "\n"
             r"\begin{longtable}{@{}p{0.45in}p{1.15in}p{1.75in}p{0.45in}p{1.75in}p{0.5in}@{}}" "\n"
-            r"\hline result & name & variant & verdict & scope & as recorded \\ \hline\endhead" "\n"
+            r"\hline result & name & variant & verdict & checked & as recorded \\ \hline\endhead" "\n"
             r"\hline\endfoot" "\n")
     rows = []
     for v in verdicts:
         rows.append(" & ".join([escape(v.id), escape(v.name).replace(r"\_", r"\_\allowbreak{}"), prose(v.variant),
                                 (r"\textbf{fails}" if v.verdict == "fails" else "holds"),
-                                prose(v.scope), "yes" if v.ok else r"\textbf{no}"]) + r" \\")
+                                prose(_checked(v)), "yes" if v.ok else r"\textbf{no}"]) + r" \\")
     for (cid, cname), why in (problems or {}).items():
         rows.append(" & ".join([escape(cid), escape(cname), "--", r"\textbf{not verified}",
                                 escape(shorten(readable(why), 120)), "--"]) + r" \\")
@@ -888,7 +894,8 @@ def claim_section(claim, verdicts: Sequence, size_limit: int = 4, problem: str =
     >>> print(claim_section(c, []).splitlines()[0])
     \section*{H.8 \texttt{shift\_down}}
     """
-    out = [rf"\section*{{{escape(claim.id)} \texttt{{{escape(claim.name)}}}}}", prose(claim.statement) + "."]
+    out = [rf"\section*{{{escape(claim.id)} \texttt{{{escape(claim.name)}}}}}",
+           prose(getattr(claim, "full_statement", claim.statement)) + "."]
     if problem:
         out.append(r"\textbf{Not verified:} " + prose(readable(problem)) + ".")
     for a in getattr(claim, "assumptions", ()) or ():

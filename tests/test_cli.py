@@ -102,3 +102,21 @@ def test_readme_one_source_example_is_proved_for_all_sizes(capsys):
     assert printed == "holds all sizes 2 ≤ N ≤ 8; 7 points"
     v = namespace["v"]
     assert v.as_dict()["checked"] == {"N": [2, 8]} and "holds for all sizes" in v.parametric
+
+
+def test_every_option_of_every_command_has_help_text():
+    import argparse
+
+    from symconv.cli import build_parser
+
+    missing = []
+
+    def walk(parser, path):
+        for a in parser._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for name, sub in a.choices.items():
+                    walk(sub, path + [name])
+            elif a.option_strings and not a.help:
+                missing.append((" ".join(path), a.option_strings))
+    walk(build_parser(), ["symconv"])
+    assert missing == []

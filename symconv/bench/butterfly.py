@@ -43,7 +43,7 @@ def add_arguments(p) -> None:
     p.add_argument("--kaleidoscope-max-log", type=int, default=18,
                    help="largest log2(nd) for the kaleidoscope (default 18; 20 takes ~1 min and ~4 GB more)")
     p.add_argument("--chunk", type=int, default=8, help="factor matrices per piece (default 8)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the random butterflies and inputs (default 0)")
 
 
 def run_factors(factors, n: int, d: int, N_int: int, u: np.ndarray, chunk: int) -> tuple[np.ndarray, int]:

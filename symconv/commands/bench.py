@@ -27,7 +27,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     sp = p.add_subparsers(dest="suite", metavar="SUITE", required=True)
     for name, mod in sorted(suites().items()):
         q = sp.add_parser(name, help=mod.DESCRIPTION)
-        q.add_argument("--format", choices=("table", "json"), default="table")
+        q.add_argument("--format", choices=("table", "json"), default="table",
+                       help="a table, or JSON records with name, value, target, ok (default table)")
         if hasattr(mod, "add_arguments"):
             mod.add_arguments(q)
         q.set_defaults(_suite=mod)

@@ -130,9 +130,11 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--N", type=int, default=1 << 16, help="sequence length asked of the hooks (default 2^16)")
     p.add_argument("--d", type=int, default=4, help="channels asked of the hooks (default 4)")
     p.add_argument("--batch", type=int, default=1, help="inputs per check (default 1)")
-    p.add_argument("--backend", choices=BACKENDS, default="numpy")
-    p.add_argument("--dtype", choices=sorted(numeric.DTYPES), default="float64")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--backend", choices=BACKENDS, default="numpy",
+                   help="numpy (CPU FFTs), cupy (GPU) or exact (evaluation mod a prime); default numpy")
+    p.add_argument("--dtype", choices=sorted(numeric.DTYPES), default="float64",
+                   help="precision of the float backends (default float64)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     p.add_argument("--trials", type=int, default=1, help="exact backend: independent random inputs")
     p.add_argument("--prime", type=int, default=exact.PRIME, help="exact backend: the prime p")
     p.add_argument("--method", choices=exact.METHODS, default="auto",
