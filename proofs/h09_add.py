@@ -21,8 +21,9 @@ and N as symbols; the concrete stacks are its instantiations.
 from symconv import Claim, Signature, SizeParam, Step, Variant, verify
 from symconv.claims import NumericCase
 from symconv.constructions.params import gate_layer, mask, unit_filter
-from symconv.constructions.sums import add_n, add_n_hypothesis, add_n_layers
-from symconv.parametric import Description, PStep, pones, psym, pzeros, size
+from symconv.constructions.sums import add_n, add_n_hypothesis
+from symconv.parametric import size
+from symconv.parametric.printed import add_n_route
 
 n, N, d = size("n"), size("N"), size("d")
 SIZES = (SizeParam("n", 1), SizeParam("N", 2), SizeParam("d", 1, 2))
@@ -30,15 +31,9 @@ HYPOTHESES = (add_n_hypothesis(n, N),)
 
 
 def route(literal_call):
-    def construction(z):
-        n, N = z["n"], z["N"]
-        x, S, rest = psym("x", n), psym("S", n), pzeros(N - 2 * n)
-        z1 = pzeros(n) | S + x | rest
-        out = pones(n) | S + x | rest
-        return Description(x | S | rest, add_n_layers(n, N, literal_call), out,
-                           (PStep("z¹ = b¹₁ ⊙ (h¹ * y) = (0^n | S + x | 0…)", 1, z1),
-                            PStep("z = b²₁ ⊙ (h² * z¹ + b²₂) = (1^n | S + x | 0…)", 2, out)))
-    return construction
+    """The route as the paper displays it, with its claimed states z¹ and z: one source,
+    :func:`symconv.parametric.printed.add_n_route` (which the repair search edits too)."""
+    return lambda z: add_n_route(z, "printed" if literal_call else "parameters").description()
 
 
 def printed_formulas(literal_call):

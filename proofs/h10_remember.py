@@ -46,8 +46,8 @@ import numpy as np
 
 from symconv import Block, Claim, Hypothesis, Instance, Signature, SizeParam, Step, Variant, sym, verify, zeros
 from symconv.claims import NumericCase, check_instance
-from symconv.constructions.remember import (remember, remember_as_printed, remember_family, remember_hypotheses,
-                                            required_length)
+from symconv.constructions.remember import (fits_hypothesis, remember, remember_as_printed, remember_family,
+                                            remember_hypotheses, required_length)
 from symconv.parametric import size
 from symconv.parametric.remember import describe as remember_parametric
 from symconv.sweep import Cap
@@ -58,7 +58,7 @@ SIZES = (SizeParam("n", 1, 2), SizeParam("m", 1, 2), SizeParam("s", 0, 2), SizeP
 CAPS = (Cap(("N", "d"), 10),)   # d = 2 only for N <= 5: the symbolic check grows fast with N·d
 PAPER, XH, VH = remember_hypotheses(n, m, s, t, N)
 PRINTED_FITS = Hypothesis(N >= 3 * n + 2 * s + 2 * m + t, why="the printed z² fits in N")
-FITS = Hypothesis(N >= 2 * n + s + 2 * m - 1, N >= 2 * n + 2 * s + m, why="N >= max(2n+s+2m-1, 2n+2s+m)")
+FITS = fits_hypothesis(n, m, s, N)
 
 
 # ---------------------------------------------------------------- input blocks

@@ -74,6 +74,24 @@ def remember_hypotheses(n, m, s, t, N) -> tuple:
             Hypothesis(t >= n - 1, why="v∗h ∈ R^(m+t)"))
 
 
+def copy_rows(n, m, s) -> tuple:
+    """The two candidate rows c of the copy of v, (2n+s+m−1, 2n+2s): c is their max (sizes symbols or ints).
+
+    Below the first, v's copy would meet h ∗ v; below the second, the copy x·X^k.
+    """
+    return (2 * n + s + m - 1, 2 * n + 2 * s)
+
+
+def length_bounds(n, m, s) -> tuple:
+    """The internal lengths :func:`remember` needs, one per candidate copy row: c + m for each c of
+    :func:`copy_rows`, i.e. (2n+s+2m−1, 2n+2s+m); N' must reach their max.
+
+    This is the one source of the size condition: :func:`required_length`, :func:`fits_hypothesis`
+    and the all-sizes description (:mod:`symconv.parametric.remember`) all derive from it.
+    """
+    return tuple(c + m for c in copy_rows(n, m, s))
+
+
 def required_length(n: int, m: int, s: int) -> int:
     """The internal length N' that :func:`remember` needs: max(2n+s+2m−1, 2n+2s+m).
 
@@ -81,7 +99,21 @@ def required_length(n: int, m: int, s: int) -> int:
     (7, 9)
     """
     _sizes(n=n, m=m, s=s)
-    return max(2 * n + s + 2 * m - 1, 2 * n + 2 * s + m)
+    return max(length_bounds(n, m, s))
+
+
+def fits_hypothesis(n, m, s, N):
+    """N >= max(2n+s+2m−1, 2n+2s+m) as a Hypothesis (for remember at N' = N), from :func:`length_bounds`.
+
+    >>> from symconv.parametric import size
+    >>> fits_hypothesis(*(size(k) for k in "nmsN")).text
+    'N >= 2n + s + 2m - 1, N >= 2n + 2s + m (N >= max(2n+s+2m-1, 2n+2s+m))'
+    """
+    from ..hypotheses import Hypothesis
+    from ..parametric.linear import lin
+
+    a, b = (lin(v) for v in length_bounds(n, m, s))
+    return Hypothesis(lin(N) >= a, lin(N) >= b, why="N >= max(2n+s+2m-1, 2n+2s+m)")
 
 
 def _sizes(**sizes: Any) -> None:
@@ -128,7 +160,7 @@ def remember_layers(n, m, s, M, k) -> tuple:
 
 def copy_offset(n, m, s):
     """The copy offset k = c − n − s of :func:`remember`, c = max(2n+s+m−1, 2n+2s) (integers)."""
-    return max(2 * n + s + m - 1, 2 * n + 2 * s) - n - s
+    return max(copy_rows(n, m, s)) - n - s
 
 
 def remember_family(N_int: int, n: int, m: int, s: int, k: int, h: Any, p: Any, d: int = 1,

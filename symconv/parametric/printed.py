@@ -277,7 +277,9 @@ def add_n_route(z: Mapping[str, Lin], call: str = "printed") -> Route:
     second = b21 if call == "printed" else b22
     layers = (RLayer((Term(0), Term(n)), b11, index=1, label="z¹ = b¹₁ ⊙ (h¹ * y)"),
               RLayer((Term(0),), b21, second, index=2, label="z = b²₁ ⊙ (h² * z¹ + b²₂)"))
-    return Route(f"H.9 add_n ({call} call)", y, layers, out, (PStep("z¹", 1, z1), PStep("z", 2, out)),
+    return Route(f"H.9 add_n ({call} call)", y, layers, out,
+                 (PStep("z¹ = b¹₁ ⊙ (h¹ * y) = (0^n | S + x | 0…)", 1, z1),
+                  PStep("z = b²₁ ⊙ (h² * z¹ + b²₂) = (1^n | S + x | 0…)", 2, out)),
                  _add_n_forms(n, N), N, {"n": 1, "N": 2}, biases=(b11, b21, b22))
 
 

@@ -43,7 +43,7 @@ def describe(z: Mapping[str, Lin], internal: str = "max") -> Cases:
 
         raise HypothesisError(f"internal: expected 'max' or 'N', got {internal!r}")
     n, m, s, N = z["n"], z["m"], z["s"], z["N"]
-    from ..constructions.remember import remember_layers
+    from ..constructions.remember import copy_rows, length_bounds, remember_layers
 
     def one(c: Lin, M: Lin) -> Description:
         x, v, p = psym("x", n), psym("v", m), psym("p", n + s)
@@ -59,5 +59,5 @@ def describe(z: Mapping[str, Lin], internal: str = "max") -> Cases:
             return one(c, N)
         return Cases(N, need, one(c, need), one(c, N))
 
-    return Cases(s, m - 1, branch(2 * n + s + m - 1, 2 * n + s + 2 * m - 1),
-                 branch(2 * n + 2 * s, 2 * n + 2 * s + m))
+    (c1, c2), (need1, need2) = copy_rows(n, m, s), length_bounds(n, m, s)
+    return Cases(s, m - 1, branch(c1, need1), branch(c2, need2))
