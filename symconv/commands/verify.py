@@ -122,7 +122,7 @@ def table(verdicts: list[Verdict], fmt: str = "table", wide: bool = False, width
 def details(verdicts: list[Verdict], width: int | None = None) -> list[str]:
     """The notes under the table: statements, caps kept, differences, failures, printed steps."""
     width = width or _width()
-    wrap = lambda text, indent="  ": textwrap.fill(text, width, initial_indent=indent,  # noqa: E731
+    wrap = lambda text, indent="  ": textwrap.fill(text, width - 2, initial_indent=indent,  # noqa: E731
                                                    subsequent_indent=indent + "  ", break_long_words=False)
     out = []
     seen = set()
@@ -169,7 +169,7 @@ def details(verdicts: list[Verdict], width: int | None = None) -> list[str]:
             lines.append(wrap(v.parametric))
         if lines:
             out.append(f"  {head}")
-            out.extend("  " + line for line in lines)
+            out.extend(textwrap.indent(line, "  ") for line in lines)
     return out
 
 
