@@ -14,7 +14,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the ``symconv`` command with ``argv`` (default: ``sys.argv[1:]``).
 
     >>> main(["--version"])
-    symconv 0.1.0
+    symconv 0.2.0
     0
     """
     argv = sys.argv[1:] if argv is None else list(argv)
