@@ -117,6 +117,7 @@ class StepResult:
     last_layer: int
     holds: bool
     failure: Failure | None = None
+    kind: str = "state"   # the step's kind (see symconv.claims.Step): state, product, conv, call, count
 
 
 def _counterexample(diff: Any, got: Any, exp: Any, R: Any, seed: int = 0) -> tuple[dict, Any, Any]:

@@ -41,7 +41,7 @@ import numpy as np
 
 from .blocks import Block
 from .checking import Failure, StepResult, check_instance
-from .hypotheses import Hypothesis, conjunction
+from .hypotheses import Hypothesis
 from .model import HypothesisError, Layer, Signature, Stack
 from .sweep import DEFAULT_MAX_SIZE, DEFAULT_TIME_BUDGET, Box, Cap, SizeParam, enumerate_box, plan_raise
 
@@ -195,10 +195,6 @@ class Variant:
                 f"(a step label, or {OUTPUT!r})")
         object.__setattr__(self, "fails_at", fa)
 
-    @property
-    def parametric(self):  # the construction with symbolic sizes, under the name the renderers use
-        return self.construction
-
     def applies(self, sizes: Mapping[str, int]) -> bool:
         """Whether the variant covers these sizes (``where`` narrows the claim's sweep)."""
         return self.where is None or self.where.holds_at(sizes)
@@ -292,11 +288,6 @@ class Claim:
         for f in ("claimed", "cost"):
             if getattr(self, f) is not None and not callable(getattr(self, f)):
                 raise HypothesisError(f"Claim.{f}: {self.id}: expected a function of the sizes")
-
-    @property
-    def hypothesis(self) -> Hypothesis:
-        """All hypotheses as one conjunction."""
-        return conjunction(self.hypotheses)
 
     @property
     def full_statement(self) -> str:
@@ -404,7 +395,7 @@ class Verdict:
 
 def _step_dict(s: StepResult) -> dict:
     out = {"label": s.label, "first_layer": s.first_layer, "last_layer": s.last_layer, "holds": s.holds,
-           "kind": getattr(s, "kind", "state"), "failure": None}
+           "kind": s.kind, "failure": None}
     if s.failure is not None:
         f = s.failure
         out["failure"] = f.as_dict() if hasattr(f, "as_dict") else asdict(f)
@@ -453,18 +444,6 @@ def check_all(inst: Instance, sizes: Mapping[str, int]) -> tuple[Failure | None,
     return failure, out
 
 
-@dataclass(frozen=True)
-class FormulaResult:
-    """A product, call or count step's result (same fields as a state step's StepResult)."""
-
-    label: str
-    first_layer: int
-    last_layer: int
-    holds: bool
-    failure: Failure | None = None
-    kind: str = "product"
-
-
 def _claimed_before(inst: Instance, layer: int, R):
     """The claimed state after ``layer`` layers: the input (padded) or the last state step at that layer."""
     from .symbolic import ExactSeq
@@ -487,7 +466,7 @@ def _claimed_before(inst: Instance, layer: int, R):
     return ExactSeq.from_block(R, best.expected).pad(st.N_int, st.d_int)
 
 
-def _check_formula(inst: Instance, s: Step, sizes: Mapping[str, int]) -> FormulaResult:
+def _check_formula(inst: Instance, s: Step, sizes: Mapping[str, int]) -> StepResult:
     from .checking import _compare
     from .symbolic import ExactSeq, apply_layer, convolve, make_ring, stack_symbols, to_ring
 
@@ -496,7 +475,7 @@ def _check_formula(inst: Instance, s: Step, sizes: Mapping[str, int]) -> Formula
         holds = s.count == st.L
         fail = None if holds else Failure(dict(sizes), s.label, st.L, (0, 0), f"{st.L} layers",
                                           f"{s.count} layers", {}, str(st.L), str(s.count))
-        return FormulaResult(s.label, 1, st.L, holds, fail, "count")
+        return StepResult(s.label, 1, st.L, holds, fail, "count")
     blocks = [inst.input, s.expected] + [t.expected for t in inst.steps if t.expected is not None]
     syms = set().union(*(b.free_symbols() for b in blocks)) | stack_symbols(st)
     if s.call is not None:
@@ -509,7 +488,7 @@ def _check_formula(inst: Instance, s: Step, sizes: Mapping[str, int]) -> Formula
         got = apply_layer(s.call, prev)
         exp = ExactSeq.from_block(R, s.expected).pad(st.N_int, st.d_int)
         f = _compare(got, exp, dict(sizes), s.label, s.layers)
-        return FormulaResult(s.label, s.layers, s.layers, f is None, f, "call")
+        return StepResult(s.label, s.layers, s.layers, f is None, f, "call")
     layer = st.layers[s.layers - 1]
     h = layer.h
     cols = []
@@ -524,7 +503,7 @@ def _check_formula(inst: Instance, s: Step, sizes: Mapping[str, int]) -> Formula
         raise HypothesisError(f"{s.label}: the claimed product has {e.n} rows, the product has {full}")
     exp = ExactSeq.from_block(R, e).pad(full, st.d_int)
     f = _compare(got, exp, dict(sizes), s.label, s.layers)
-    return FormulaResult(s.label, s.layers, s.layers, f is None, f, s.kind)
+    return StepResult(s.label, s.layers, s.layers, f is None, f, s.kind)
 
 
 # ---------------------------------------------------------------- verify
@@ -547,6 +526,10 @@ def verify(claim: Claim, max_size: int = DEFAULT_MAX_SIZE, variants: Sequence[st
         raise HypothesisError(f"max_size: must be an integer >= 1, got {max_size!r}")
     if not isinstance(claim, Claim):
         raise HypothesisError(f"claim: expected a Claim, got {type(claim).__name__}")
+    if isinstance(time_budget, bool) or not isinstance(time_budget, (int, float)) or not time_budget > 0:
+        raise HypothesisError(f"time_budget: must be a positive number of seconds, got {time_budget!r}")
+    if not isinstance(raise_caps, bool):
+        raise HypothesisError(f"raise_caps: must be True or False, got {raise_caps!r}")
     given = sizes is not None
     if given:
         sweep = [dict(s) for s in sizes]
@@ -645,12 +628,14 @@ class _Tally:
         self.failure: Failure | None = None
         self.steps: dict = {}
         self.order: list = []
-        self.timed: list = []
+        self.timed: list = []   # (sizes, seconds) of every point checked, small first
         self.built = "-"
-        self.points: list = []
+
+    @property
+    def points(self) -> list:
+        return [z for z, _ in self.timed]
 
     def add(self, sizes: dict, built: str, f, steps, seconds: float) -> None:
-        self.points.append(sizes)
         self.timed.append((sizes, seconds))
         self.built = built
         for r in steps:

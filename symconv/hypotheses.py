@@ -316,9 +316,6 @@ class Hypothesis:
         """Whether concrete sizes satisfy every atom."""
         return all(a.holds_at(sizes) for a in self.atoms)
 
-    def check(self, sizes: Mapping[str, int]) -> bool:  # the predicate, under its older name
-        return self.holds_at(sizes)
-
     def forms(self) -> tuple:
         """The linear facts (forms f >= 0) this hypothesis gives the all-sizes proofs."""
         out: list = []
@@ -338,16 +335,3 @@ class Hypothesis:
         atoms = list(self.atoms)
         atoms[index] = atom
         return Hypothesis(*atoms, why=self.why)
-
-
-def conjunction(hypotheses) -> Hypothesis:
-    """One Hypothesis from several (their atoms joined).
-
-    >>> from symconv.parametric.linear import size
-    >>> conjunction([Hypothesis(size("s") >= 0), Hypothesis(size("s") < size("N"))]).text
-    's >= 0, s < N'
-    """
-    atoms: list = []
-    for h in hypotheses:
-        atoms.extend(h.atoms)
-    return Hypothesis(*atoms)

@@ -1236,11 +1236,12 @@ NOT_SEARCHED: dict = {
         "a printed layer count, not a route: the stack of (1) has 2·log d + 3·log n layers, so 5·log(nd) is an "
         "upper bound, not the count",
     ("H.11", "stacking", "as printed, causal, any d'"):
-        "no printed route to edit: the lemma stacks any two models; what f leaves outside its N×d block "
-        "reaches g (through W); the fix is a masking layer between them (a layer inserted, not a symbol)",
+        "no printed route to edit: the lemma stacks any two models; what f leaves in the channels >= d "
+        "reaches g through W; within L1 + L2 the same f with its last layer clearing those channels holds "
+        "(variant 'adjusted, causal, any d' (L1 + L2)')",
     ("H.11", "stacking", "as printed, circular, N' > N"):
-        "no printed route to edit: rows >= N left by f wrap round in g's circular convolution; the fix is "
-        "a masking layer between them (a layer inserted, not a symbol)",
+        "no printed route to edit: rows >= N left by f wrap round in g's circular convolution; no adjustment "
+        "within L1 + L2 was found (f's last layer cannot clear rows); one masking layer between them fixes it",
     ("H.12", "Hyena -> BaseConv (printed route)", "as printed"):
         "not a block route: remember_{N,N,0,0}'s printed gate needs 4N of the 2N rows (s >= n-1 only for "
         "N = 1), and its gate p^ℓ = Linear(u) is data, which no edit of a layer parameter turns into; the "

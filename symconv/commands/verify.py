@@ -162,7 +162,7 @@ def details(verdicts: list[Verdict], width: int | None = None) -> list[str]:
                 if s.holds:
                     continue
                 where = f"layers {s.first_layer}-{s.last_layer}" if s.last_layer > s.first_layer else f"layer {s.last_layer}"
-                kind = getattr(s, "kind", "state")
+                kind = s.kind
                 lines.append(wrap(f"step [{kind}] {s.label} ({where}, from the claimed previous state): fails "
                                   + s.failure.describe()))
         if v.parametric and not v.scope.startswith("all sizes") and not v.parametric.startswith("no all-sizes"):
