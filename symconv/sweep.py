@@ -179,6 +179,15 @@ class Box:
     instances: str = ""
     where: str = ""
     given: bool = False  # sizes given explicitly, not swept
+    least: tuple = ()    # ((name, least value the claim allows), ...): a range starting there omits its lower end
+
+    def _range(self, n: str, lo: int, hi: int, compact: bool) -> str:
+        le = "≤" if compact else " ≤ "
+        if lo == hi:
+            return f"{n}={lo}" if compact else f"{n} = {lo}"
+        if lo == dict(self.least).get(n, lo + 1) and lo <= 1:
+            return f"{n}{le}{hi}"
+        return f"{lo}{le}{n}{le}{hi}"
 
     @staticmethod
     def of(params: Sequence[SizeParam], caps: Sequence[Cap], points: Sequence[Mapping[str, int]], max_size: int,
@@ -191,25 +200,19 @@ class Box:
                 checked.append((p.name, min(vals), max(vals)))
         if statuses is None:
             statuses = [CapStatus(cap_text(params, k)) for k in cap_names(params, caps, max_size)]
-        return Box(tuple(checked), len(points), tuple(statuses), instances, where, given)
+        return Box(tuple(checked), len(points), tuple(statuses), instances, where, given,
+                   tuple((p.name, p.lo) for p in params))
 
     def ranges(self) -> dict:
         return {n: [lo, hi] for n, lo, hi in self.checked}
 
     def text(self) -> str:
-        """``N ≤ 3, L ≤ 3 (caps: N ≤ 3, L ≤ 3, N·L ≤ 4); 39 points``; lower ends shown when above 1."""
+        """``N ≤ 3, L ≤ 3 (caps: N ≤ 3, L ≤ 3, N·L ≤ 4); 39 points``; a lower end is shown unless the
+        range starts at the size's least value and that is 0 or 1."""
         if self.given:
             head = "given sizes"
         else:
-            parts = []
-            for n, lo, hi in self.checked:
-                if lo == hi:
-                    parts.append(f"{n} = {lo}")
-                elif lo > 1:
-                    parts.append(f"{lo} ≤ {n} ≤ {hi}")
-                else:
-                    parts.append(f"{n} ≤ {hi}")
-            head = ", ".join(parts) or "no sizes"
+            head = ", ".join(self._range(n, lo, hi, False) for n, lo, hi in self.checked) or "no sizes"
         kept = [c.text for c in self.caps if not c.raised]
         if kept:
             head += f" (caps: {', '.join(kept)})"
@@ -227,8 +230,7 @@ class Box:
         capped = {c.text.split(" ")[0] for c in self.caps if not c.raised}
         parts = []
         for n, lo, hi in self.checked:
-            star = "*" if n in capped else ""
-            parts.append(f"{n}={lo}{star}" if lo == hi else (f"{lo}≤{n}≤{hi}{star}" if lo > 1 else f"{n}≤{hi}{star}"))
+            parts.append(self._range(n, lo, hi, True) + ("*" if n in capped else ""))
         prod = [c.text.replace(" ", "") for c in self.caps if not c.raised and "·" in c.text]
         body = ",".join(parts + prod)
         return f"{body}: {self.points} pts"

@@ -182,3 +182,14 @@ def test_caps_are_reported_and_lifted_only_within_the_time_budget():
     assert kept.sizes_checked == 3 and "over the time budget" in kept.box.caps[0].reason
     prod = Claim("T.9", "shift", "test", (SizeParam("N", 2),), claim.claimed, claim.variants, caps=(Cap(("N",), 3),))
     assert verify(prod, max_size=6)[0].checked == "2 ≤ N ≤ 3 (caps: N ≤ 3); 2 points"
+
+
+def test_a_range_that_does_not_start_at_the_least_size_shows_its_lower_end():
+    """s may be 0, but a hypothesis s >= 1 keeps 0 out: the box must not read "s ≤ 3"."""
+    s_ = size("s")
+    c = Claim("T.11", "x", "test", (SizeParam("N", 2, 4), SizeParam("s", 0, 3)), None,
+              (Variant("v", lambda z: Instance(sym("y", z["N"]), shift_down(z["N"], 0), sym("y", z["N"]))),),
+              (Hypothesis(s_ >= 1),))
+    assert verify(c, max_size=8)[0].box.text().startswith("2 ≤ N ≤ 4, 1 ≤ s ≤ 3")
+    open_ = Claim("T.11", "x", "test", (SizeParam("N", 2, 4), SizeParam("s", 0, 3)), None, c.variants)
+    assert verify(open_, max_size=8)[0].box.text().startswith("2 ≤ N ≤ 4, s ≤ 3")
