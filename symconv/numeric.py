@@ -709,9 +709,8 @@ class _Runner:
         return out
 
 
-def to_internal(stack: Stack, u: Any, xp: Any, real: Any) -> tuple[Any, bool]:
-    """(B, N, d) or (N, d) input → zero-padded channel-major state (B, d', N')."""
-    u = xp.asarray(u, dtype=real)
+def _batched(stack: Stack, u: Any) -> tuple[Any, bool]:
+    """(u as (B, N, d), whether it came as (N, d)); a HypothesisError naming ``u`` for any other shape."""
     squeeze = u.ndim == 2
     if squeeze:
         u = u[None]
@@ -720,6 +719,12 @@ def to_internal(stack: Stack, u: Any, xp: Any, real: Any) -> tuple[Any, bool]:
             f"u: expected shape (B, N, d) or (N, d) with N×d = {(stack.N, stack.d)}, "
             f"got {tuple(u.shape) if not squeeze else tuple(u.shape[1:])}"
         )
+    return u, squeeze
+
+
+def to_internal(stack: Stack, u: Any, xp: Any, real: Any) -> tuple[Any, bool]:
+    """(B, N, d) or (N, d) input → zero-padded channel-major state (B, d', N')."""
+    u, squeeze = _batched(stack, xp.asarray(u, dtype=real))
     B = u.shape[0]
     z = xp.zeros((B, stack.d_int, stack.N_int), dtype=real)
     z[:, : stack.d, : stack.N] = _permute(xp, u, (0, 2, 1))
@@ -736,15 +741,7 @@ def from_internal(stack: Stack, z: Any, squeeze: bool, xp: Any) -> Any:
 
 def _input_rows(stack: Stack, u: Any, real: Any) -> tuple[np.ndarray, bool]:
     """(B, N, d) or (N, d) input → the (B, N', d') state of the CPU path (a copy, zero-padded)."""
-    a = np.asarray(u)
-    squeeze = a.ndim == 2
-    if squeeze:
-        a = a[None]
-    if a.ndim != 3 or tuple(a.shape[1:]) != (stack.N, stack.d):
-        raise HypothesisError(
-            f"u: expected shape (B, N, d) or (N, d) with N×d = {(stack.N, stack.d)}, "
-            f"got {tuple(a.shape) if not squeeze else tuple(a.shape[1:])}"
-        )
+    a, squeeze = _batched(stack, np.asarray(u))
     if (stack.N_int, stack.d_int) == (stack.N, stack.d):
         return np.array(a, dtype=real, order="C", copy=True), squeeze
     z = np.zeros((a.shape[0], stack.N_int, stack.d_int), dtype=real)

@@ -184,16 +184,22 @@ def stack_symbols(stack: Stack) -> set:
     return out
 
 
+def _per_ring(cache: dict, R: Any, make) -> Any:
+    """``make(R)``, computed once per ring (keyed by identity; the cache is bounded)."""
+    m = cache.get(id(R))
+    if m is None or m[0] is not R:
+        if len(cache) > 256:
+            cache.clear()
+        m = cache[id(R)] = (R, make(R))
+    return m[1]
+
+
 _GEN_MAPS: dict = {}
 
 
 def _gen_map(R: Any) -> dict:
-    m = _GEN_MAPS.get(id(R))
-    if m is None or m[0] is not R:
-        if len(_GEN_MAPS) > 256:
-            _GEN_MAPS.clear()
-        m = _GEN_MAPS[id(R)] = (R, dict(zip(R.symbols, R.gens)))
-    return m[1]
+    """symbol → generator of the ring R."""
+    return _per_ring(_GEN_MAPS, R, lambda r: dict(zip(r.symbols, r.gens)))
 
 
 def _const(R: Any, num: int, den: int = 1) -> Any:
@@ -298,12 +304,8 @@ _INDEX: dict = {}
 
 
 def _gen_index(R: Any) -> dict:
-    m = _INDEX.get(id(R))
-    if m is None or m[0] is not R:
-        if len(_INDEX) > 256:
-            _INDEX.clear()
-        m = _INDEX[id(R)] = (R, {s: k for k, s in enumerate(R.symbols)})
-    return m[1]
+    """symbol → index of its generator in the ring R."""
+    return _per_ring(_INDEX, R, lambda r: {s: k for k, s in enumerate(r.symbols)})
 
 
 def _expr_to_ring(R: Any, e: sympy.Basic, gens: dict) -> Any:
