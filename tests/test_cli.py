@@ -71,12 +71,18 @@ def test_console_script_runs():
     assert "shift_down" in out.stdout
 
 
-def test_readme_worked_example_holds(capsys):
+def run_readme_block(marker: str) -> dict:
+    """Run the README's first python block containing ``marker``; its namespace."""
     readme = (ROOT / "README.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
-    example = next(b for b in blocks if "def build" in b)
-    namespace = {}
+    example = next(b for b in blocks if marker in b)
+    namespace: dict = {}
     exec(compile(example, "README.md", "exec"), namespace)  # our own README, not user input
+    return namespace
+
+
+def test_readme_worked_example_holds(capsys):
+    namespace = run_readme_block("def build")
     assert capsys.readouterr().out.strip() == "holds"
     (v,) = namespace["verify"](namespace["claim"], max_size=10)
     assert v.sizes_checked == 9 and v.failure is None
@@ -93,11 +99,7 @@ def test_readme_quickstart_matches_ci():
 
 
 def test_readme_one_source_example_is_proved_for_all_sizes(capsys):
-    readme = (ROOT / "README.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
-    example = next(b for b in blocks if "construction=difference" in b)
-    namespace = {}
-    exec(compile(example, "README.md", "exec"), namespace)  # our own README, not user input
+    namespace = run_readme_block("construction=difference")
     printed = capsys.readouterr().out.strip()
     assert printed == "holds all sizes 2 ≤ N ≤ 8; 7 points"
     v = namespace["v"]
