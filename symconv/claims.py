@@ -480,7 +480,7 @@ def _check_formula(inst: Instance, s: Step, sizes: Mapping[str, int]) -> StepRes
     syms = set().union(*(b.free_symbols() for b in blocks)) | stack_symbols(st)
     if s.call is not None:
         syms |= stack_symbols(Stack(st.N, st.d, (s.call,), st.N_int, st.d_int))
-    R = make_ring(syms)
+    R = make_ring(syms, backend=None)  # the active backend, as the state steps use
     if not 1 <= s.layers <= st.L:
         raise HypothesisError(f"{s.label}: names layer {s.layers} but the stack has {st.L}")
     prev = _claimed_before(inst, s.layers - 1, R)
