@@ -30,7 +30,12 @@ from .model import HypothesisError
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
 DEFAULT_MAX_SIZE = 8
-DEFAULT_TIME_BUDGET = 20.0  # seconds of estimated extra checking a raised cap may cost, per variant
+DEFAULT_TIME_BUDGET = 20.0
+MAX_BOX = 1_000_000  # size assignments a sweep may enumerate before any is checked
+
+
+class BoxTooLarge(HypothesisError):
+    """``--max-size`` asks for more size assignments than a sweep may enumerate (a bad input, not a proof's)."""  # seconds of estimated extra checking a raised cap may cost, per variant
 
 
 @dataclass(frozen=True)
@@ -142,8 +147,13 @@ def enumerate_box(params: Sequence[SizeParam], caps: Sequence[Cap], max_size: in
     """Every size assignment within the ranges and caps (``raised``: names of lifted caps), small first."""
     names = [p.name for p in params]
     live = [c for c in caps if c.text not in raised]
+    ranges = _ranges(params, max_size, raised)
+    total = math.prod(len(r) for r in ranges)
+    if total > MAX_BOX:
+        raise BoxTooLarge(f"max_size: a box of {total} size assignments (sizes {', '.join(names)} up to "
+                              f"{max_size}) is more than {MAX_BOX} to enumerate; lower --max-size")
     pts = []
-    for combo in itertools.product(*_ranges(params, max_size, raised)):
+    for combo in itertools.product(*ranges):
         z = dict(zip(names, combo))
         if all(c.value(z) <= c.limit for c in live) and admits(z):
             pts.append(z)

@@ -193,3 +193,12 @@ def test_a_range_that_does_not_start_at_the_least_size_shows_its_lower_end():
     assert verify(c, max_size=8)[0].box.text().startswith("2 ≤ N ≤ 4, 1 ≤ s ≤ 3")
     open_ = Claim("T.11", "x", "test", (SizeParam("N", 2, 4), SizeParam("s", 0, 3)), None, c.variants)
     assert verify(open_, max_size=8)[0].box.text().startswith("2 ≤ N ≤ 4, s ≤ 3")
+
+
+def test_a_huge_max_size_is_refused_naming_the_parameter():
+    claim = Claim("T.12", "x", "test", (SizeParam("N", 1), SizeParam("s", 0), SizeParam("d", 1)), None,
+                  (Variant("v", lambda z: None),))
+    with pytest.raises(HypothesisError, match="max_size: a box of"):
+        verify(claim, max_size=10**6)
+    with pytest.raises(HypothesisError, match="time_budget"):
+        verify(claim, max_size=2, time_budget="1 hour")

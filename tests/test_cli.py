@@ -122,3 +122,9 @@ def test_every_option_of_every_command_has_help_text():
                 missing.append((" ".join(path), a.option_strings))
     walk(build_parser(), ["symconv"])
     assert missing == []
+
+
+def test_a_huge_max_size_is_one_line_and_exit_2(capsys):
+    assert main(["verify", "H.9", "--max-size", "100000000"]) == 2
+    err = capsys.readouterr().err
+    assert "max_size: a box of" in err and len(err.strip().splitlines()) == 1

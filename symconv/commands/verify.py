@@ -23,7 +23,7 @@ from tabulate import tabulate
 from ..claims import Verdict, verify
 from ..model import HypothesisError
 from ..progress import Progress
-from ..sweep import DEFAULT_MAX_SIZE, DEFAULT_TIME_BUDGET
+from ..sweep import DEFAULT_MAX_SIZE, DEFAULT_TIME_BUDGET, BoxTooLarge
 
 FORMATS = ("table", "markdown", "json")
 
@@ -233,6 +233,8 @@ def _run(claims, args, executor, progress) -> tuple[list, list]:
         try:
             verdicts.extend(verify(c, max_size=max_size, executor=executor, raise_caps=explicit,
                                    time_budget=args.time_budget))
+        except BoxTooLarge:
+            raise
         except HypothesisError as exc:
             problems.append(_BuildProblem(f"{c.id} {c.name}", str(exc)))
         progress.update(1, f"{c.id} {c.name}")
