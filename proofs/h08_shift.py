@@ -29,6 +29,7 @@ N and s as symbols; the concrete stacks of the sweep are its instantiations.
 """
 from symconv import Claim, Signature, SizeParam, Step, Variant, verify, zeros
 from symconv.blocks import reverse, rows
+from symconv.certificates.standard import both, causal, not_identity, signature_bounds
 from symconv.claims import NumericCase
 from symconv.constructions.shifts import (shift_down, shift_down_layer, shift_hypothesis, shift_up, shift_up_layer,
                                           shift_up_printed_layers)
@@ -110,7 +111,8 @@ PRINTED_FAILS = ("Y0 ≡ BaseConv(y, 0, e_0, 1, 0)", "Y0 = coeff(Σ y[N-1-i] X^i
 CLAIMS = [
     Claim("H.8", "shift_down", "shift_down(y, s): every channel moved down by s rows, in one layer",
           SIZES, lambda z: Signature(z["N"], 1, z["d"], z["N"], z["d"]),
-          (Variant("construction", construction=down, numeric=numeric_down),), HYPOTHESES),
+          (Variant("construction", construction=down, numeric=numeric_down),), HYPOTHESES,
+          bounds=signature_bounds("one layer", "N' = N", "d' = d")),
     Claim("H.8", "shift_up", "shift_up(y, s): every channel moved up by s rows, in three layers",
           SIZES, lambda z: Signature(z["N"], 3, z["d"], z["N"], z["d"]),
           (Variant("as printed, ⊛ circular", construction=printed("circular"), expect="fails",
@@ -121,7 +123,7 @@ CLAIMS = [
                    note="same route with ⊛ read as the causal product"),
            Variant("corrected", construction=up, numeric=numeric_up,
                    note="one circular layer (1^{N-s} | 0^s) ⊙ (e_{N-s} ⊛ y); no causal stack can shift up")),
-          HYPOTHESES),
+          HYPOTHESES, bounds=signature_bounds("three layers", "N' = N", "d' = d", L_certs=both(not_identity, causal))),
 ]
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@ The construction is written once (symconv.constructions.sums.add_n_layers) with 
 and N as symbols; the concrete stacks are its instantiations.
 """
 from symconv import Claim, Signature, SizeParam, Step, Variant, verify
+from symconv.certificates import first_point
+from symconv.certificates.standard import both, least_one_layer, not_identity, signature_bounds
 from symconv.claims import NumericCase
 from symconv.constructions.params import gate_layer, mask, unit_filter
 from symconv.constructions.sums import add_n, add_n_hypothesis
@@ -77,7 +79,9 @@ CLAIMS = [
                    fails_at=("z ≡ BaseConv(z¹, 0, h², b²₁, b²₁)", "z = b²₁ ⊙ (h² * z¹ + b²₂) = (1^n | S + x | 0…)"),
                    reading="literal: the display line's own second form has b²₂, the obvious reading, which holds",
                    note="BaseConv(z¹, 0, h², b²₁, b²₁) passes b²₁ as the second bias")),
-          HYPOTHESES),
+          HYPOTHESES,
+          bounds=signature_bounds("2 layers", "N' = N", "d' = d", L_certs=both(not_identity, least_one_layer),
+                                  at_L=first_point)),
 ]
 
 if __name__ == "__main__":

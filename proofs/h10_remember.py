@@ -44,6 +44,7 @@ display has p ⊙ (h ∗ u) for p ⊙ (h ∗ x).
 """
 import numpy as np
 
+from symconv.certificates.standard import at_sizes, both, least_one_layer, not_identity, signature_bounds
 from symconv import Block, Claim, Hypothesis, Instance, Signature, SizeParam, Step, Variant, sym, verify, zeros
 from symconv.claims import NumericCase, check_instance
 from symconv.constructions.remember import (fits_hypothesis, remember, remember_as_printed, remember_family,
@@ -198,6 +199,10 @@ WORKING_FAILS = PRINTED_FAILS
 FIT_FAILS = (CONV2, Z2, Z)
 FIT_WORKING_FAILS = (CONV2, Z2)
 
+# where a one-layer model is excluded by a Gröbner basis (n = 2, m = 1, s = t = 0, N = 5: 16 unknowns)
+LEAST_AT = {"n": 2, "m": 1, "s": 0, "t": 0, "N": 5, "d": 1}
+L_CERTS = both(not_identity, least_one_layer)
+
 CLAIMS = [
     Claim("H.10", "remember",
           "remember(y : x, v, h, p) = (p ⊙ (h ∗ x) | v | 0) in five layers",
@@ -209,7 +214,8 @@ CLAIMS = [
                    note="layers 1-2 as printed, then one circular shift_up by 2n+s+m+t: z² still fails"),
            Variant("corrected", construction=lambda z: remember_parametric(z, "max"), numeric=numeric_case,
                    note="two layers on N' = max(N, 2n+s+2m-1, 2n+2s+m) rows")),
-          (PAPER, XH, VH), caps=CAPS),
+          (PAPER, XH, VH), caps=CAPS,
+          bounds=signature_bounds("five layers", "N' = N", "d' = d", expect={"N'": "met up to c"})),
     Claim("H.10", "remember (printed blocks fit)",
           "the same, at sizes where every block the printed proof writes fits in N",
           SIZES, lambda z: Signature(z["N"], 5, z["d"], z["N"], z["d"]),
@@ -217,13 +223,16 @@ CLAIMS = [
                    note="z¹ holds, the display of h² * z¹ and z² fail, the H.8 shift_up fails"),
            Variant("as printed, working shift_up", build_printed("working"), expect="fails", fails_at=FIT_WORKING_FAILS,
                    note="z¹ holds, z² fails, the shift_up step holds from the claimed z²")),
-          (PAPER, XH, VH, PRINTED_FITS), caps=CAPS),
+          (PAPER, XH, VH, PRINTED_FITS), caps=CAPS,
+          bounds=signature_bounds("five layers", "N' = N", "d' = d",
+                                  expect={"L": "not built", "N'": "not built", "d'": "not built"})),
     Claim("H.10", "remember (N' = N)",
           "remember(y : x, v, h, p) in two layers on N rows",
           SIZES, lambda z: Signature(z["N"], 5, z["d"], z["N"], z["d"]),
           (Variant("corrected", construction=lambda z: remember_parametric(z, "N"), numeric=numeric_case,
                    note="the size condition was found by an exact sweep (smallest_length)"),),
-          (PAPER, FITS), caps=CAPS),
+          (PAPER, FITS), caps=CAPS,
+          bounds=signature_bounds("five layers", "N' = N", "d' = d", L_certs=L_CERTS, at_L=at_sizes(LEAST_AT))),
 ]
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ circular layer of g wraps rows ≥ N round to the top, and W mixes the extra
 channels in.  The corrected stacking inserts one masking layer between the
 models where that can matter (``compose(f, g, reset="auto")``): L1 + L2 + 1.
 """
+from symconv.certificates.standard import signature_bounds
 from symconv import Claim, Hypothesis, Instance, Signature, SizeParam, Variant, compose, sym, verify
 from symconv.hypotheses import eq
 from symconv.parametric import size
@@ -71,7 +72,12 @@ CLAIMS = [
                    note="one masking layer between f and g, only where d' > d"),
            Variant("corrected, circular", build("circular", "auto"), instances=RANDOM,
                    note="one masking layer between f and g where N' > N or d' > d")),
-          HYPOTHESES),
+          HYPOTHESES,
+          bounds=signature_bounds("L1 + L2", "the models' N'", "the models' d'", L_certs=None,
+                                  notes={"L": "met at every size by a variant that holds there (causal, or circular "
+                                              "with N' = N); circular f, g with N' > N take L1 + L2 + 1 in "
+                                              "symconv (no route within L1 + L2 found, and no certificate "
+                                              "that none exists)"})),
 ]
 
 if __name__ == "__main__":

@@ -19,10 +19,20 @@ N' + N rows holding slots A = [0, N), B = [N, 2N), C = [2N, 3N): a prep layer
 circular gate layer that rolls every row up by N and gates with W^ℓ and
 b1 = (1 | b^ℓ | 0), giving (u | z^ℓ | 0) (a swap layer (u | z) → (z | u)
 precedes the conv from the second layer on); a last layer brings z^L up to
-rows [0, N).  It needs N' + N ≥ 3N, i.e. N' ≥ 2N: in this scheme the gate
-layer writes p^ℓ ⊙ (…) on the rows where u sits (the gate reads its own row),
-so keeping u needs N zero rows besides u and h^ℓ * z.  For N ≤ N' < 2N it runs
-on 3N rows instead; whether 5L layers on N' + N < 3N rows can do it is left open.
+rows [0, N).  It needs N' + N ≥ 3N, i.e. N' ≥ 2N.
+
+N ≤ N' < 2N (claimed: N' + N < 3N rows): not decided.  The same route runs on
+3N rows (more than claimed) and is proved there for all N, N' and L by the same
+induction; only rows [0, N) of b^ℓ and h^ℓ reach the output, so N' itself does
+not matter.  Why the route needs 3N rows: the layer that applies W^ℓ gates every
+nonzero row i of its state by (row i)·W^ℓ + b1[i]; it writes p^ℓ ⊙ (h^ℓ * z) on
+the N rows holding u, must read z (N more rows, whose outputs are lost), and can
+keep u only on rows that are zero in its state (N more), when W^ℓ is singular
+(W^ℓ invertible would let u survive twisted, as u·W^ℓ).  A causal product of
+N-row blocks also spills N − 1 rows past its block, which only the end of the
+state absorbs.  This is an argument about routes of that shape, not a
+certificate: there is neither a construction on N' + N < 3N rows nor a proof
+that none exists within 5L layers.
 
 BaseConv → Hyena, claimed: L Hyena layers compute an L-layer BaseConv model,
 layer ℓ taking projection (W^ℓ, b₁^ℓ) and filter h^ℓ of BaseConv layer ℓ, each
@@ -35,12 +45,14 @@ L ≥ 2: layer 2's gate must be affine in z¹, not in u.
 """
 import numpy as np
 
+from symconv.certificates.standard import both, degree, largest, not_identity, signature_bounds
 from symconv import Block, Claim, Hypothesis, Instance, Signature, SizeParam, Step, Variant, sym, verify
 from symconv.parametric import size
 from symconv.sweep import Cap
 from symconv.claims import NumericCase
 from symconv.constructions.hyena import (baseconv_from_hyena, baseconv_from_hyena_as_printed,
-                                         hyena_chain_induction, hyena_from_baseconv, hyena_induction)
+                                         hyena_chain_induction, hyena_from_baseconv, hyena_induction,
+                                         hyena_rows)
 from symconv.hyena import HyenaLayer, HyenaStack, evaluate as hyena_eval, evaluate_nested
 from symconv.model import Layer, Stack
 
@@ -87,7 +99,7 @@ def build_hyena_to_baseconv(z):
     N, d = z["N"], z["d"]
     model = hyena_model(z)
     u = sym("u", N, d)
-    stack = baseconv_from_hyena(model, N_int=max(z["Np"] + N, 3 * N))
+    stack = baseconv_from_hyena(model, N_int=hyena_rows(N, z["Np"]))
     outs = [hyena_eval(HyenaStack(N, d, model.layers[:l], N_int=model.N_int), u) for l in range(1, model.L + 1)]
     M = stack.N_int
     steps = [Step("prep: (u | u | 0)", 1, slots(M, d, (0, u), (N, u)))]
@@ -116,9 +128,10 @@ def build_printed_route(shift_up):
     return build
 
 
-def hyena_numeric(N, d, batch, rng, L=2, K=128):
-    """Hyena (N' = 2N, L layers, filters of K taps) against its direct definition."""
-    Np, K = 2 * N, min(K, N)
+def hyena_numeric(N, d, batch, rng, L=2, K=128, Np=None):
+    """Hyena (N' = 2N unless given, L layers, filters of K taps) against its direct definition."""
+    Np, K = (2 * N if Np is None else Np), min(K, N)
+    rows = hyena_rows(N, Np)
     layers = tuple(HyenaLayer(W=rng.standard_normal((d, d)) / np.sqrt(d), b=rng.standard_normal((Np, d)),
                               h=rng.standard_normal((K, d)) / np.sqrt(K)) for _ in range(L))
     model = HyenaStack(N, d, layers, N_int=Np)
@@ -133,7 +146,12 @@ def hyena_numeric(N, d, batch, rng, L=2, K=128):
             z = (u @ l.W.astype(float) + l.b[:N].astype(float)) * conv
         return z
 
-    return NumericCase(baseconv_from_hyena(model), u, reference, dict(N=N, Np=Np, L=L, d=d, K=K))
+    return NumericCase(baseconv_from_hyena(model, N_int=rows), u, reference, dict(N=N, Np=Np, L=L, d=d, K=K))
+
+
+def hyena_numeric_narrow(N, d, batch, rng, L=2, K=128):
+    """Hyena with N' = N + ⌊N/2⌋ (< 2N for N >= 2), run by the route on 3N rows, against its definition."""
+    return hyena_numeric(N, d, batch, rng, L, K, Np=N + N // 2)
 
 
 # ---------------------------------------------------------------- BaseConv → Hyena
@@ -195,13 +213,21 @@ CLAIMS = [
                    proof=lambda z: hyena_induction(z["N"], z["Np"]),
                    note="3L+1 layers on N'+N rows: prep, then (swap,) conv, gate per layer, then read-out; "
                         "proved for all N, N' >= 2N and L by induction on L"),),
-          (N_LE_NP, WIDE), caps=CAPS, cost=cost),
+          (N_LE_NP, WIDE), caps=CAPS, cost=cost,
+          bounds=signature_bounds("5L", "N' + N", "d' = d", L_certs=both(not_identity, degree), at_L=largest("L"))),
     Claim("H.12", "Hyena -> BaseConv (N' < 2N)",
-          "the same for N <= N' < 2N, where N'+N rows are too few for symconv's construction",
+          "the same for N <= N' < 2N; symconv builds it on 3N > N'+N rows, so the claimed N'+N rows is "
+          "neither met nor refuted (open)",
           SIZES, claimed_5L,
-          (Variant("corrected, on 3N rows", build_hyena_to_baseconv, numeric=hyena_numeric,
-                   note="runs on 3N > N'+N rows: a larger internal length than claimed"),),
-          (N_LE_NP, NARROW), caps=CAPS, cost=cost),
+          (Variant("corrected, on 3N rows", build_hyena_to_baseconv, numeric=hyena_numeric_narrow,
+                   proof=lambda z: hyena_induction(z["N"], 2 * z["N"]),
+                   note="the N' >= 2N route run on 3N rows, more than the claimed N'+N: proved for all N, "
+                        "N <= N' < 2N and L by induction on L (rows [0, N) of b^l, h^l are all that reach "
+                        "the output); no construction on N'+N < 3N rows and no certificate that none exists "
+                        "within 5L layers: the claimed row count is open"),),
+          (N_LE_NP, NARROW), caps=CAPS, cost=cost,
+          bounds=signature_bounds("5L", "N' + N", "d' = d", L_certs=both(not_identity, degree), at_L=largest("L"),
+                                  expect={"N'": "met up to c"})),
     Claim("H.12", "Hyena -> BaseConv (printed route)",
           "prep layer, then remember_{N,N,0,0} per layer (N' = N, constant projections p^ℓ = b^ℓ)",
           SIZES_SQUARE, lambda z: Signature(z["N"], 5 * z["L"], z["d"], 2 * z["N"], z["d"]),
@@ -211,7 +237,9 @@ CLAIMS = [
            Variant("as printed, working shift_up", build_printed_route("working"), expect="fails",
                    fails_at=("z^ℓ_BC = (p^ℓ ⊙ (h^ℓ * u) | u)", "z^ℓ_BC = (z^ℓ_Hyena | u)"),
                    note="remember's last three layers replaced by one working shift_up: still fails")),
-          (), caps=CAPS, cost=cost),
+          (), caps=CAPS, cost=cost,
+          bounds=signature_bounds("5L", "N' = 2N", "d' = d", L_certs=both(not_identity, degree), at_L=largest("L"),
+                                  expect={"L": "not built", "N'": "not built", "d'": "not built"})),
     Claim("H.12", "BaseConv -> Hyena",
           "an L-layer BaseConv model is computed by L Hyena layers, Hyena(…Hyena(u))",
           SIZES_SQUARE, lambda z: Signature(z["N"], z["L"], z["d"], z["N"], z["d"]),
@@ -225,7 +253,8 @@ CLAIMS = [
                    fails_at=("z^ℓ_BaseConv = Hyena^ℓ(u)",),
                    reading="not stated in the paper: the paper chains one-layer Hyena models, Hyena(Hyena(…))",
                    note="projections of the original input cannot gate layer 2 by z¹")),
-          (), caps=CAPS, cost=cost),
+          (), caps=CAPS, cost=cost,
+          bounds=signature_bounds("L Hyena layers", "N' = N", "d' = d")),
 ]
 
 if __name__ == "__main__":

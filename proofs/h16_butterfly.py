@@ -48,11 +48,14 @@ from symconv import Claim, Hypothesis, Instance, Signature, SizeParam, Step, Var
 from symconv.hypotheses import at_most_product, pow2
 from symconv.parametric import size
 from symconv.blocks import from_array
+from symconv.certificates import Bound
+from symconv.certificates.standard import both, dimension, not_identity, signature_bounds
 from symconv.claims import NumericCase
 from symconv.model import Layer, Stack
 from symconv.constructions.sums import add_n
 from symconv.constructions.butterfly import (butterfly_layer_count, compile_butterfly,
-                                             compile_butterfly_factor, factor_layer_count,
+                                             compile_butterfly_factor, compile_butterfly_factor_narrow,
+                                             compile_butterfly_narrow, factor_layer_count,
                                              from_row_major, is_pow2, log2, printed_diagonals,
                                              printed_hadamard_sum,
                                              random_butterfly, random_factor, row_major,
@@ -217,6 +220,44 @@ def build_butterfly(z):
     return Instance(u, compile_butterfly(B, n, d), apply_rows(B, u))
 
 
+def build_factor_narrow(z):
+    """(1) with d' = d: the rank-one halves of each pair in two row regions (N' = 2n)."""
+    n, d, k = z["n"], z["d"], z["k"]
+    F = symbolic_factor(n * d, k, "b")
+    u = sym("u", n, d)
+    stack = compile_butterfly_factor_narrow(F, n, d)
+    x = row_major(u.entries)
+    q = np.arange(n * d)
+    s = k // 2
+    lower = (q & s) == 0
+    e_p = F.partner[q ^ s]
+    aT = np.array([F.d[i] if lower[i] else e_p[i] for i in q], dtype=object)
+    aB = np.array([e_p[i] if lower[i] else F.d[i] for i in q], dtype=object)
+    grid = lambda v: np.asarray(v, dtype=object).reshape(n, d)
+    rows = lambda top, bottom: from_array(np.concatenate([grid(top), grid(bottom)], axis=0), "state")
+    steps = [Step("T, B ← α_T ⊙ x, α_B ⊙ x", 1, rows(aT * x, aB * x)),
+             Step(f"3 layers (k ≤ d and k > d alike), N' = 2n, d' = d", 0, kind="count", count=3)]
+    if s >= d:  # row factor: outputs at the top rows of each pair in T, at the bottom rows (m rows early) in B
+        y = F.apply(x)
+        top = ((q // d) & (s // d)) == 0
+        zero = np.zeros(n * d, dtype=object)
+        zero[...] = 0
+        yT = np.where(top, y, zero)
+        yB = np.concatenate([y[s:], zero[:s]])
+        yB = np.where(top, yB, zero)
+        steps.insert(1, Step("T: top rows of each pair; B: bottom rows, moved up m", 2, rows(yT, yB)))
+    return Instance(u, stack, apply_rows(F, u), tuple(steps))
+
+
+def build_butterfly_narrow(z):
+    n, d = z["n"], z["d"]
+    B = symbolic_butterfly(n * d, "b")
+    u = sym("u", n, d)
+    steps = (Step("2·log d + 3·log n layers (+1 if n = 1)", 0, kind="count",
+                  count=2 * log2(d) + 3 * log2(n) + (1 if n == 1 else 0)),)
+    return Instance(u, compile_butterfly_narrow(B, n, d), apply_rows(B, u), steps)
+
+
 def _shape(N, d):
     """Powers of two n <= N and d' <= d (at least 1 each, n·d >= 2)."""
     n = 1 << max(0, int(N).bit_length() - 1)
@@ -246,6 +287,20 @@ def numeric_butterfly(N, d, batch, rng):
     return _case(compile_butterfly(B, n, d), B, n, d, batch, rng, {"n": n, "d": d})
 
 
+def numeric_factor_narrow(N, d, batch, rng):
+    """B_k^(nd) with k = nd on the d' = d route (N' = 2n)."""
+    n, d = _shape(N, d)
+    F = random_factor(n * d, n * d, rng)
+    return _case(compile_butterfly_factor_narrow(F, n, d), F, n, d, batch, rng, {"n": n, "d": d, "k": n * d})
+
+
+def numeric_butterfly_narrow(N, d, batch, rng):
+    """B^(nd) on the d' = d route (N' = 2n)."""
+    n, d = _shape(N, d)
+    B = random_butterfly(n * d, rng)
+    return _case(compile_butterfly_narrow(B, n, d), B, n, d, batch, rng, {"n": n, "d": d})
+
+
 CLAIMS = [
     Claim("H.16", "butterfly_factor_matrix",
           "(1) B_k^(nd)·x in O(1) layers, N' = O(n), d' = O(d) (proof: 3 Hadamard + 6 add_n layers)",
@@ -266,13 +321,22 @@ CLAIMS = [
                         "products side by side, then their sum; fails (a diagonal map)"),
            Variant("corrected", build_factor, numeric=numeric_factor,
                    note="y_q = d_q x_q + e_q x_{q XOR k/2}: channel swap via W (k <= d) or circular row "
-                        "shifts (k > d); 2 or 3 layers, N' = n, d' = 3d")),
-          HYP_K),
+                        "shifts (k > d); 2 or 3 layers, N' = n, d' = 3d"),
+           Variant("d' = d", build_factor_narrow, numeric=numeric_factor_narrow,
+                   note="each pair's 2×2 block split into two rank-one halves held in two row regions: "
+                        "3 layers, N' = 2n, d' = d (N' = n with d' = d: not constructed, not refuted)")),
+          HYP_K,
+          bounds=signature_bounds("O(1)", "O(n)", "O(d)", big_o=("L", "N'", "d'"),
+                                  notes={"d'": "each quantity's best over the variants: N' = n (corrected, d' = 3d) "
+                                              "and d' = d (N' = 2n) are not had by one variant",
+                                         "L": "f is the proof's own count (3 Hadamard + 6 add_n layers)"})),
     Claim("H.16", "butterfly_matrix",
           "(2) B^(nd)·x in O(log nd) layers (proof: 5·log(nd)), N' = O(n), d' = O(d)",
           SIZES_2, lambda z: Signature(z["n"], 5 * log2(z["n"] * z["d"]), z["d"], z["n"], z["d"]),
           (Variant("construction", build_butterfly, numeric=numeric_butterfly,
                    note="log d + 2·log n + 1 layers, N' = n, d' = 3d"),
+           Variant("d' = d", build_butterfly_narrow, numeric=numeric_butterfly_narrow,
+                   note="the factors on the d' = d route of (1): 2·log d + 3·log n layers, N' = 2n, d' = d"),
            Variant("5·log(nd): (1) stacked log(nd) times", build_stacked, expect="fails",
                    fails_at=("5·log(nd) layers",),
                    reading="the printed route of (2) (one model of (1) per factor matrix, Lemma H.11), with "
@@ -281,7 +345,13 @@ CLAIMS = [
                         "so 5·log(nd) holds as an upper bound only.  By the printed (1)'s own count "
                         "(3 + 6 = 9 layers a factor) the stack would have 9·log(nd) > 5·log(nd).  Graded: the output "
                         "holds; the printed count fails as a count and holds as an upper bound")),
-          HYP),
+          HYP,
+          bounds=(Bound("L", "O(log nd)", claimed=lambda z: log2(z["n"] * z["d"]), big_o=True,
+                        certificates=both(not_identity, dimension("butterfly", lambda z: {"n": z["n"] * z["d"]},
+                                                                  state=lambda z: (z["n"], z["d"]))),
+                        expect="met up to c",
+                        note="f = log₂(nd); the dimension certificate bounds L for models on N' = n, d' = d"),)
+          + signature_bounds("O(log nd)", "O(n)", "O(d)", big_o=("N'", "d'"))[1:]),
 ]
 
 

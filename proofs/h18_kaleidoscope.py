@@ -13,6 +13,15 @@ rows.  Built: L = 2w·(log d + 2·log(en)) + 1 layers, N' = en, d' = 3d
 each factor).  The proof's count, with H.16 (2)'s five layers per factor,
 is 10·w·log(end); that is the "claimed" L shown.
 
+Variant "d' = d": the factors run on H.16's d' = d route instead (two row
+regions of en rows each): L = 2w·(2·log d + 3·log(en)), N' = 2en, d' = d.
+So d' = d is met at twice the stated N'.  Since diag(E_i, I) is again in
+BB* (a butterfly of size 2m with B_2m = I is two independent butterflies of
+size m), M ∈ (BB*)^w_e is also in (BB*)^w_{2e}, and for that expansion the
+stack has exactly N' = (2e)·n and d' = d.  For the given e, N' = en with
+d' = d means computing every factor in place (the state is exactly the
+vector): symconv neither builds that nor refutes it (no certificate).
+
 The symbolic sweep is bounded by w·e·n·d <= 8 (a bound on the sweep, not a
 hypothesis of the lemma); the numeric cross-check runs up to end = 2^20.
 """
@@ -23,10 +32,13 @@ from symconv.hypotheses import pow2
 from symconv.parametric import size
 from symconv.sweep import Cap
 from symconv.blocks import from_array
+from symconv.certificates import Bound
+from symconv.certificates.standard import both, dimension, not_identity, signature_bounds
 from symconv.claims import NumericCase
 from symconv.constructions.butterfly import (factor_layer_count, from_row_major, is_pow2, log2,
                                              row_major)
-from symconv.constructions.kaleidoscope import (compile_kaleidoscope, kaleidoscope_layer_count,
+from symconv.constructions.kaleidoscope import (compile_kaleidoscope, compile_kaleidoscope_narrow,
+                                                kaleidoscope_layer_count, kaleidoscope_narrow_layer_count,
                                                 random_kaleidoscope, symbolic_kaleidoscope)
 
 SIZES = (SizeParam("n", 2, 4), SizeParam("d", 2, 4), SizeParam("e", 1, 2), SizeParam("w", 1, 2))
@@ -41,6 +53,17 @@ def build(z):
     u = sym("u", n, d)
     expected = from_array(from_row_major(K.apply(row_major(u.entries)), n, d), "M·x")
     return Instance(u, compile_kaleidoscope(K, n, d), expected)
+
+
+def build_narrow(z):
+    """d' = d: E's factor matrices on the two-region state of H.16's d' = d route (N' = 2en)."""
+    n, d, e, w = z["n"], z["d"], z["e"], z["w"]
+    K = symbolic_kaleidoscope(n * d, e, w, "k")
+    u = sym("u", n, d)
+    expected = from_array(from_row_major(K.apply(row_major(u.entries)), n, d), "M·x")
+    steps = (Step("2w·(2·log d + 3·log(en)) layers: 2 a channel factor, 3 a row factor", 0, kind="count",
+                  count=2 * w * (2 * log2(d) + 3 * log2(e * n))),)
+    return Instance(u, compile_kaleidoscope_narrow(K, n, d), expected, steps)
 
 
 def printed_steps(z, inst):
@@ -92,6 +115,18 @@ def numeric(N, d, batch, rng, e=2, w=1):
                        {"n": n, "d": d, "e": e, "w": w})
 
 
+def numeric_narrow(N, d, batch, rng, e=2, w=1):
+    """As :func:`numeric`, on the d' = d route (N' = 2en)."""
+    n = 1 << max(1, int(N).bit_length() - 1)
+    d = 1 << max(0, int(d).bit_length() - 1)
+    K = random_kaleidoscope(n * d, e, w, rng)
+
+    def reference(u):
+        return from_row_major(K.apply(row_major(u)), n, d)
+    return NumericCase(compile_kaleidoscope_narrow(K, n, d), rng.standard_normal((batch, n, d)), reference,
+                       {"n": n, "d": d, "e": e, "w": w})
+
+
 def claimed(z):
     n, d, e, w = z["n"], z["d"], z["e"], z["w"]
     return Signature(n, 10 * w * log2(e * n * d), d, e * n, d)
@@ -104,8 +139,21 @@ CLAIMS = [
           (Variant("construction", build, numeric=numeric, extra_steps=printed_steps,
                    note="the proof's route: E's 2w·log(end) factor matrices (H.16) on one state, stacked "
                         "(H.11); the state after each E_i and the count are steps.  2w·(log d + 2 log(en)) + 1 "
-                        "layers (O(w log(end)): no constant stated), N' = en, d' = 3d (stated d' = d)"),),
-          HYP, caps=CAPS),
+                        "layers (O(w log(end)): no constant stated), N' = en, d' = 3d (stated d' = d)"),
+           Variant("d' = d", build_narrow, numeric=numeric_narrow,
+                   note="the same factors on H.16's d' = d route (each pair's block as two rank-one halves in "
+                        "two row regions): 2w·(2·log d + 3·log(en)) layers, N' = 2en, d' = d.  The pair "
+                        "N' = en with d' = d is not constructed and not refuted (see the module docstring)")),
+          HYP, caps=CAPS,
+          bounds=(Bound("L", "O(w log(end))", claimed=lambda z: z["w"] * log2(z["e"] * z["n"] * z["d"]), big_o=True,
+                        certificates=both(not_identity, dimension(
+                            "kaleidoscope", lambda z: {"n": z["n"] * z["d"], "e": z["e"], "w": z["w"]},
+                            state=lambda z: (z["e"] * z["n"], z["d"]))),
+                        expect="met up to c",
+                        note="f = w·log₂(end); the dimension certificate bounds L for models on N' = en, d' = d"),)
+          + signature_bounds("O(w log(end))", "N' = en", "d' = d",
+                             notes={"d'": "each quantity's best over the variants: N' = en (d' = 3d) and d' = d "
+                                          "(N' = 2en) are not had by one variant"})[1:]),
 ]
 
 

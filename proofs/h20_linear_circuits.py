@@ -21,6 +21,13 @@ symconv has two constructive routes, both through butterfly factor matrices:
   largest fan-in/fan-out of a level: the shape of the claim when fan-out is
   bounded (prefix sums, Walsh–Hadamard: E = 2, N' = 2P/D).
 
+Both routes also run on d' = D channels (variants "..., d' = d"): the same
+factor matrices on H.16's d' = d route, N' = 2·E·R₀ (twice the rows),
+about 1.5 times the layers (2 per channel factor, 3 per row factor).  Each
+variant carries its route's layer count as a step, computed from the
+circuit's matrices (most non-zeros per row or column of M, or of each
+level's matrix) and the count formula, not from the built stack.
+
 Checked exactly for six families at every n <= 4, d <= 2, both routes;
 ``h20_table`` reports the exact sizes against Δ·⌈log w⌉ (the claim with
 constant 1) and N' = w, d' = d.
@@ -31,10 +38,15 @@ from symconv import Claim, Hypothesis, Instance, Signature, SizeParam, Variant, 
 from symconv.hypotheses import pow2
 from symconv.parametric import size
 from symconv.blocks import from_array
+from symconv.certificates.standard import signature_bounds
 from symconv.claims import NumericCase
 from symconv.constructions.butterfly import from_row_major, row_major
 from symconv.constructions.linear_circuit_families import FAMILIES, h20_table, random_sparse_circuit
-from symconv.constructions.linear_circuits import compile_circuit, compile_matrix
+from symconv.constructions.linear_circuits import (Gate, LinearCircuit, circuit_level_matrices, compile_circuit,
+                                                   compile_matrix,
+                                                   compile_matrix_narrow, matrix_layer_count,
+                                                   narrow_matrix_layer_count, next_pow2)
+from symconv.claims import Step
 
 SIZES = (SizeParam("n", 1, 4), SizeParam("d", 1, 2))
 POW2 = Hypothesis(pow2(size("n"), size("d")), why="Walsh-Hadamard")
@@ -44,13 +56,48 @@ def circuit(family, z):
     return FAMILIES[family](z["n"] * z["d"], np.random.default_rng(z["n"] * 10 + z["d"]))
 
 
-def build(family, route):
+def _most_nonzeros(entries):
+    """Most non-zeros in one row or column of a matrix given as {(row, col): value}."""
+    rows, cols = {}, {}
+    for (r, q), v in entries.items():
+        if v != 0:
+            rows[r] = rows.get(r, 0) + 1
+            cols[q] = cols.get(q, 0) + 1
+    return max([1] + list(rows.values()) + list(cols.values()))
+
+
+def route_count(c, n, d, route, narrow):
+    """The route's own layer count, from the circuit's matrices (not from the built stack).
+
+    matrix route: one matrix M, E = 2^⌈log C⌉ (C its most non-zeros in a row or column),
+    L = 4·log E + Beneš + 1 (d' = 3D) or the d' = D count; levels route: one matrix per depth
+    level, E from the level with most colours, L = Δ·(4·log E + Beneš) + 1 (or the d' = D count).
+    """
+    R0, D = next_pow2(n), next_pow2(d)
+    if R0 * D < 2:
+        R0 = 2
+    if route == "matrix" or c.depth == 0:
+        M = c.matrix()
+        E = next_pow2(_most_nonzeros({(i, j): M[i, j] for i in range(M.shape[0]) for j in range(M.shape[1])}))
+        return narrow_matrix_layer_count(R0, D, E) if narrow else matrix_layer_count(R0, D, E)
+    mats, P, D = circuit_level_matrices(c, n, d)
+    E = next_pow2(max(_most_nonzeros(A) for A in mats))
+    R = P // D
+    if narrow:
+        return narrow_matrix_layer_count(R, D, E, len(mats))
+    return len(mats) * (matrix_layer_count(R, D, E) - 1) + 1
+
+
+def build(family, route, narrow=False):
     def b(z):
         n, d = z["n"], z["d"]
         c = circuit(family, z)
         u = sym("u", n, d)
         expected = from_array(from_row_major(c.evaluate(row_major(u.entries)), n, d), "C(x)")
-        return Instance(u, compile_circuit(c, n, d, route=route), expected)
+        label = (f"{route} route: {'levels × ' if route == 'levels' else ''}"
+                 f"{'d′ = D' if narrow else 'd′ = 3D'} layer count")
+        steps = (Step(label, 0, kind="count", count=route_count(c, n, d, route, narrow)),)
+        return Instance(u, compile_circuit(c, n, d, route=route, narrow=narrow), expected, steps)
     return b
 
 
@@ -74,6 +121,38 @@ def numeric(N, d, batch, rng):
     return NumericCase(compile_matrix(M, n, d), rng.standard_normal((batch, n, d)), reference, {"n": n, "d": d})
 
 
+def numeric_levels(narrow):
+    """The levels route on a random sparse circuit of n·d <= 2^16 wires (n about N), float constants.
+
+    Unlike the matrix route, no dense nd×nd matrix is formed (each level's matrix is sparse), so this
+    hook reaches N >= 2^14 (d = 1).
+    """
+    def hook(N, d, batch, rng):
+        d = max(1, int(d))
+        n = max(1, min(int(N), (1 << 16) // d))
+        c = random_sparse_circuit(n * d, rng)
+        c = LinearCircuit(c.n_inputs, tuple(Gate(g.wire, float(g.a), g.x, float(g.b), g.y) for g in c.gates),
+                          c.outputs)
+
+        def reference(u):
+            return from_row_major(c.evaluate(row_major(u)), n, d)
+        return NumericCase(compile_circuit(c, n, d, route="levels", narrow=narrow),
+                           rng.standard_normal((batch, n, d)), reference, {"n": n, "d": d})
+    return hook
+
+
+def numeric_narrow(N, d, batch, rng):
+    """As :func:`numeric`, on the d' = D route (N' = 2·E·R₀)."""
+    n = max(1, min(int(N), 1024 // max(1, int(d))))
+    c = random_sparse_circuit(n * d, rng)
+    M = c.evaluate(np.eye(n * d)).T
+
+    def reference(u):
+        return from_row_major(c.evaluate(row_major(u)), n, d)
+    return NumericCase(compile_matrix_narrow(M, n, d), rng.standard_normal((batch, n, d)), reference,
+                       {"n": n, "d": d})
+
+
 CLAIMS = [
     Claim("H.20", f"linear circuit: {name}",
           "an (nd, s, Δ, w)-linear circuit as an (n, Δ', d, w, d)-BaseConv, Δ' = O(Δ log w) "
@@ -83,8 +162,18 @@ CLAIMS = [
                    note="matrix split into weighted permutations, Beneš networks of butterfly factors; "
                         "N' = E·R₀, d' = 3D"),
            Variant("levels route", build(name, "levels"),
-                   note="one matrix per depth level on the live wires; L = Δ·(4 log E + Beneš) + 1")),
-          (POW2,) if name == "Walsh-Hadamard" else ())
+                   numeric=numeric_levels(False) if name == "sparse random" else None,
+                   note="one matrix per depth level on the live wires; L = Δ·(4 log E + Beneš) + 1"),
+           Variant("matrix route, d' = d", build(name, "matrix", True),
+                   numeric=numeric_narrow if name == "sparse random" else None,
+                   note="the matrix route's factors on H.16's d' = d route: N' = 2·E·R₀, d' = D "
+                        "(= d for d a power of two); 2 layers a channel factor, 3 a row factor"),
+           Variant("levels route, d' = d", build(name, "levels", True),
+                   numeric=numeric_levels(True) if name == "sparse random" else None,
+                   note="the levels route's factors on H.16's d' = d route: N' = 2·E·P/D, d' = D")),
+          (POW2,) if name == "Walsh-Hadamard" else (),
+          bounds=signature_bounds("O(Δ log w)", "N' = w", "d' = d", big_o=("L",),
+                                  expect={"L": "met up to c", "N'": "met up to c"}))
     for name in FAMILIES
 ]
 

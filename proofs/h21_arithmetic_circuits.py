@@ -35,9 +35,24 @@ variant with the data v1 passed as p (the call taken literally) holds, but is
 not a BaseConv model of the input.  The
 product must come from the data branch u·W of the gate, as in step 3.
 
-The claimed signature shown is the theorem's orders without constants:
-(n, Δ·⌈log₂ w⌉, d, w, d).  The built one is what the compiler produced;
-``python proofs/h21_arithmetic_circuits.py`` prints the ratios.
+The claimed signature shown is the theorem's orders without constants,
+(n, Δ·⌈log₂ w⌉, d, w, d), with Δ and w under explicit definitions
+(symconv.circuits.paper_sizes): Δ the depth of the fan-in-2 form of the
+circuit (Def. H.13's gates a·x + b·y), w its cut width (the most wires alive
+across a level, inputs included).  The proof needs that width: its step
+"w′ + s ≤ w as w is the width" is w ≥ cut width, and it fails for Horner's
+rule when w is the most gates on one level (level width 1, two wires alive).
+With the level width, 4·Δ·⌈log₂ w⌉ is 0 for Horner: no stack of 0 layers
+computes a polynomial of degree ≥ 2 (one general layer at most doubles the
+degree), so the bound with constant 4 is false under that definition.
+
+The variant "tight layout" is the same construction with smaller sizes
+(symconv.constructions.arithmetic, layout="tight"): v2 | v3 | v1
+multiplication layers, or one layer in place when the operands already sit a
+common distance apart, a state of t·(K + S) rows instead of 6K, terms routed
+straight to their rows, and channel blocks for d > 1.  bound_table() compares
+its L and N' with 4·Δ·⌈log₂ w⌉ and 4w under both width definitions.
+``python proofs/h21_arithmetic_circuits.py`` prints the table.
 """
 import math
 from functools import lru_cache
@@ -52,7 +67,8 @@ from symconv.hypotheses import divides, pow2
 from symconv.parametric import size
 from symconv.blocks import Block, from_array
 from symconv.circuits import (det3_circuit, evaluate, evaluate_numeric, horner_circuit, matmul_circuit,
-                              product_circuit, random_circuit)
+                              paper_sizes, powers_circuit, product_circuit, random_circuit)
+from symconv.certificates.standard import both, degree, not_identity, signature_bounds
 from symconv.claims import NumericCase
 from symconv.constructions.arithmetic import compile_arithmetic
 from symconv.constructions.remember import remember, required_length
@@ -63,14 +79,28 @@ from symconv.symbolic import make_ring
 D_SIZE = SizeParam("d", 1, 2)
 
 
+# Theorem H.21's orders: L = O(Δ log w), N' = O(w), d' = d; layers bounded below by the target's degree
+H21_BOUNDS = signature_bounds("O(Δ log w)", "O(w)", "d' = d", L_certs=both(not_identity, degree), big_o=("L", "N'"),
+                              expect={"L": "met up to c", "N'": "met up to c"})
+
+
 def claimed_for(circuit, n, d):
-    w, D = circuit.width, circuit.depth
+    """(n, Δ⌈log₂ w⌉, d, w, d): Δ, w = depth and cut width of the fan-in-2 form (paper_sizes)."""
+    ps = paper_sizes(circuit)
+    w, D = ps["cut_width"], ps["depth"]
     return Signature(n, D * max(1, math.ceil(math.log2(max(w, 2)))), d, w, d)
 
 
+def bound(circuit, width="cut"):
+    """(L bound 4·Δ·⌈log₂ w⌉, N' bound 4w) under the given width definition ("cut" or "level")."""
+    ps = paper_sizes(circuit)
+    w = ps["cut_width"] if width == "cut" else ps["level_width"]
+    return 4 * ps["depth"] * math.ceil(math.log2(w)) if w > 1 else 0, 4 * w
+
+
 @lru_cache(maxsize=64)
-def compiled(key, n, d, merge=False, linear="routing"):
-    return compile_arithmetic(build_circuit(key), n, d, merge, linear=linear)
+def compiled(key, n, d, merge=False, linear="routing", layout="proof"):
+    return compile_arithmetic(build_circuit(key), n, d, merge, linear=linear, layout=layout)
 
 
 def build_circuit(key):
@@ -85,6 +115,8 @@ def build_circuit(key):
         return matmul_circuit(k)
     if kind == "det3":
         return det3_circuit()
+    if kind == "powers":
+        return powers_circuit(k)
     if kind == "random":
         return random_circuit(2 * k, 2 * k, k, seed=k, n_outputs=min(2 * k, 4), sparse=True)
     raise ValueError(kind)
@@ -104,8 +136,8 @@ def expected_block(circuit, u: Block) -> Block:
     return from_array(out.reshape(n, d))
 
 
-def instance(key, n, d, merge=False, linear="routing"):
-    cc = compiled(key, n, d, merge, linear)
+def instance(key, n, d, merge=False, linear="routing", layout="proof"):
+    cc = compiled(key, n, d, merge, linear, layout)
     u = sym("u", n, d)
     return Instance(u, cc.stack, expected_block(cc.circuit, u))
 
@@ -113,7 +145,7 @@ def instance(key, n, d, merge=False, linear="routing"):
 NUMERIC_BUDGET = 1 << 16  # N·d: width N, d channels; about 550 layers on 12·N rows at the budget
 
 
-def numeric_for(kind):
+def numeric_for(kind, layout="proof"):
     """Numeric cases at scale: the product of N inputs (width N), or a random circuit of width ≈ N.
 
     The run costs about (layers)·(12·N rows)·d, so the hook refuses N·d above NUMERIC_BUDGET.
@@ -131,7 +163,7 @@ def numeric_for(kind):
         else:
             c = random_circuit(n * d, n * d, 3, seed=1, n_outputs=min(n * d, 16), sparse=True)
             X = rng.uniform(-1.0, 1.0, size=(batch, n * d))
-        cc = compile_arithmetic(c, n, d)
+        cc = compile_arithmetic(c, n, d, layout=layout)
 
         def reference(u):
             u = np.asanyarray(u)
@@ -145,7 +177,8 @@ def numeric_for(kind):
     return numeric
 
 
-def family(name, statement, key_of, n_of, sizes, hypotheses=(), numeric=None, extra=(), h20_where=None):
+def family(name, statement, key_of, n_of, sizes, hypotheses=(), numeric=None, extra=(), h20_where=None,
+           tight_numeric=None):
     def build(s):
         return instance(key_of(s), n_of(s), s.get("d", 1))
 
@@ -153,13 +186,20 @@ def family(name, statement, key_of, n_of, sizes, hypotheses=(), numeric=None, ex
         return claimed_for(build_circuit(key_of(s)), n_of(s), s.get("d", 1))
     def build_h20(s):
         return instance(key_of(s), n_of(s), s.get("d", 1), linear="H.20")
+
+    def build_tight(s):
+        return instance(key_of(s), n_of(s), s.get("d", 1), layout="tight")
     variants = (Variant("construction", build, note="layered as in the proof; R^ℓ folded into the linear layer",
                         numeric=numeric),
                 Variant("linear layers by Cor. H.20", build_h20,
                         note="the paper's route: each linear layer is compile_matrix(M''); d' = 3·2^⌈log d⌉, not d",
-                        where=h20_where)
+                        where=h20_where),
+                Variant("tight layout", build_tight, numeric=tight_numeric,
+                        note="v2 | v3 | v1 or in-place multiplication layers, N' = t·(K + S) instead of 6K, "
+                             "channel blocks for d > 1; against L ≤ 4Δ⌈log₂w⌉ and N' ≤ 4w (w = cut width) see "
+                             "bound_table()"),
                 ) + tuple(extra)
-    return Claim("H.21", name, statement, sizes, claimed, variants, hypotheses)
+    return Claim("H.21", name, statement, sizes, claimed, variants, hypotheses, bounds=H21_BOUNDS)
 
 
 # ---- the multiplication step as printed: remember(y : v2, v3, e_0, p) after projecting v1 away
@@ -211,12 +251,15 @@ CLAIMS = [
            lambda s: 2 // s["d"], (D_SIZE,), (Hypothesis(divides(size("d"), 2)),)),
     family("product", "x_0·…·x_{k−1} by a balanced tree (Δ = ⌈log₂ k⌉, w = k)", lambda s: ("product", s["k"]),
            lambda s: s["k"] // s["d"], (SizeParam("k", 2, 8), D_SIZE),
-           (Hypothesis(divides(size("d"), size("k"))),), numeric=numeric_for("product")),
+           (Hypothesis(divides(size("d"), size("k"))),), numeric=numeric_for("product"),
+           tight_numeric=numeric_for("product", "tight")),
     family("Horner", "Σ c_i x^i by Horner's rule, symbolic coefficients c_i (Δ = 2k)",
            lambda s: ("horner", s["k"]), lambda s: 1, (SizeParam("k", 1, 8),)),
     family("matmul", "C = A·B for p×p matrices (inputs A | B row-major)", lambda s: ("matmul", s["p"]),
            lambda s: 2 * s["p"] ** 2 // s["d"], (SizeParam("p", 1, 2), D_SIZE),
            (Hypothesis(divides(size("d"), 2, size("p"), size("p"))),)),
+    family("powers", "x² + x⁴ + … + x^(2^k), every power carried to a sum at the end "
+           "(level width 1, cut width k)", lambda s: ("powers", s["k"]), lambda s: 1, (SizeParam("k", 1, 4),)),
     family("det3", "the 3×3 determinant (cofactor expansion)", lambda s: ("det3", 0),
            lambda s: 9 // s["d"], (SizeParam("d", 1, 3),),
            (Hypothesis(divides(size("d"), 9)),)),
@@ -224,6 +267,7 @@ CLAIMS = [
            lambda s: ("random", s["k"]), lambda s: 2 * s["k"], (SizeParam("k", 1, 8),),
            (Hypothesis(pow2(size("k"))),),
            numeric=numeric_for("random"), h20_where=Hypothesis(size("k") <= 4, why="time"),
+           tight_numeric=numeric_for("random", "tight"),
            extra=(Variant("linear chains merged", lambda s: instance(("random", s["k"]), 2 * s["k"], 1, True),
                           note="layering(merge_linear=True): consecutive linear gates as one affine map"),)),
     Claim("H.21", "mult layer", "a layer of m multiplications v1 ⊙ v2 that keeps r carried wires v3",
@@ -239,8 +283,40 @@ CLAIMS = [
                            "BaseConv model of the input; with p fixed (a model) it fails (variant above)",
                    note="every step holds when p = v₁: the printed call is right except that p must be data"),
            Variant("construction", working_mult_layer,
-                   note="routing to v2 | v1 | v3 blocks T apart, then (y·I) ⊙ (e_T * y + 1_{v3})"))),
+                   note="routing to v2 | v1 | v3 blocks T apart, then (y·I) ⊙ (e_T * y + 1_{v3})")),
+          bounds=signature_bounds("O(Δ log w)", "O(w)", "d' = d", L_certs=both(not_identity, degree),
+                                  big_o=("L", "N'"), expect={"L": "met up to c", "N'": "met up to c"},
+                                  exclude=("remember(y : v2, v3, e_0, v1), v1 as the parameter p",))),
 ]
+
+
+NAMED = [("x·y", ("xy", 2), 2, 1), ("x·y", ("xy", 2), 1, 2), ("product", ("product", 8), 8, 1),
+         ("product", ("product", 8), 4, 2), ("Horner", ("horner", 8), 1, 1), ("powers", ("powers", 4), 1, 1),
+         ("matmul", ("matmul", 2), 4, 2), ("det3", ("det3", 0), 3, 3), ("random", ("random", 4), 8, 1),
+         ("random", ("random", 8), 16, 1)]
+
+
+def bound_table(rows=NAMED, layout="tight"):
+    """Built L and N' against 4·Δ·⌈log₂ w⌉ and 4w, w = cut width and w = level width."""
+    out = []
+    for name, key, n, d in rows:
+        c = build_circuit(key)
+        ps = paper_sizes(c)
+        sig = compiled(key, n, d, layout=layout).stack.signature
+        (Lc, Nc), (Ll, Nl) = bound(c, "cut"), bound(c, "level")
+        from symconv.certificates.degree import DegreeCertificate
+
+        inst = instance(key, n, d, layout=layout)
+        L_low = DegreeCertificate.of(inst.input, inst.expected).lower  # proved: L ≥ ⌈log₂ degree⌉
+        out.append({"family": name, "n": n, "d": d, "Δ": ps["depth"], "w cut": ps["cut_width"],
+                    "w level": ps["level_width"], "L": sig.L, "N'": sig.N_int, "d'": sig.d_int,
+                    "L ≤ 4Δ⌈log₂w⌉ (cut)": f"{sig.L} ≤ {Lc}: {'met' if sig.L <= Lc else 'not met'}",
+                    "N' ≤ 4w (cut)": f"{sig.N_int} ≤ {Nc}: {'met' if sig.N_int <= Nc else 'not met'}",
+                    "degree cert. L ≥": L_low,
+                    "L (level)": f"≤ {Ll}: {'met' if sig.L <= Ll else 'not met'}"
+                                 + (" (false: < degree cert.)" if Ll < L_low else ""),
+                    "N' (level)": f"≤ {Nl}: {'met' if sig.N_int <= Nl else 'not met'}"})
+    return out
 
 
 def signature_table(max_k: int = 8):
@@ -263,3 +339,4 @@ if __name__ == "__main__":
             print(v.id, v.name, v.variant, v.verdict, v.signature_claimed, v.signature_built,
                   v.failure.describe()[:200] if v.failure else "")
     print(tabulate(signature_table(), headers="keys"))
+    print(tabulate(bound_table(), headers="keys"))

@@ -23,6 +23,14 @@ form has depth Θ(N), so Θ(N log(Nd)) layers; the scan form has depth
 O(log N) and O(log N · log(Nd)) layers; both have N' = O(N d²) rows (the d²
 entries of every z^n are wires) and O(L·N') stored parameter entries.  The
 claimed signature shown uses L = N⌈log₂ d⌉ and N' = the circuit width.
+
+Claim "RetNet direct" (symconv.constructions.retnet_direct): the same layer
+built by hand, not through Theorem H.21: spread V, the products A_k ⊙ V_j, the
+decayed prefix sum as one causal convolution with (1, γ, …, γ^{N−1}) gated by
+C_k, and the read-out Σ_k; an (N, 4, d, N, d² + d) model ((N, 2, 1, N, 2) for
+d = 1).  It is checked with γ *and* W_A, W_C, W_V symbolic, against equation 6
+run directly, with the states after each layer as steps (the state after the
+decay layer is C[n, k]·z^n[k, j], z^n from equation 6 itself).
 """
 import math
 from functools import lru_cache
@@ -35,10 +43,14 @@ from symconv.model import HypothesisError
 from symconv import Claim, Hypothesis, Instance, Signature, SizeParam, Variant, sym, verify
 from symconv.sweep import Cap
 from symconv.blocks import from_array
+from symconv.certificates import Bound
+from symconv.certificates.standard import both, degree, dimension, largest, not_identity
 from symconv.claims import NumericCase
 from symconv.constructions.arithmetic import compile_arithmetic
 from symconv.retnet import (parameter_count, printed_lines, recurrence, recurrence_numeric, retnet_circuit,
                             retnet_model, unrolled_state)
+from symconv import Step, budget
+from symconv.constructions.retnet_direct import direct_counts, direct_signature, retnet_direct
 
 GAMMA = sympy.Symbol("gamma")
 SIZES = (SizeParam("N", 1, 3), SizeParam("d", 1, 2))
@@ -123,13 +135,33 @@ def claimed(s):
 
 LINES = ("z0 line 1", "z0 line 2", "z0 line 3", "z0 line 4", "z1 line 1", "z1 line 2", "z1 line 3")
 
+# Corollary H.22's bounds: O(N log d) layers (log d read as max(1, ⌈log₂ d⌉): at d = 1 the literal
+# O(N·0) is refuted by the degree certificate, degree 3 needs 2 layers with W ≠ 0) and O(Nd) parameters,
+# counted as L·(d'² + 3N'd'); the RetNet family's dimension is ≥ d² for all N, d (a linear subfamily).
+H22_BOUNDS = (
+    Bound("L", "O(N log d)", claimed=lambda z: z["N"] * max(1, math.ceil(math.log2(max(z["d"], 2)))), big_o=True,
+          certificates=both(not_identity, degree), expect="met up to c",
+          note="log d read as max(1, ⌈log₂ d⌉); literally O(N log 1) = 0 layers at d = 1, refuted there by "
+               "the degree certificate (degree 3 needs 2 layers with W ≠ 0)"),
+    Bound("parameters", "O(Nd)", claimed=lambda z: z["N"] * z["d"], big_o=True,
+          certificates=dimension("retnet", lambda z: {"N": z["N"], "d": z["d"]},
+                                 formula="dim ≥ d² for every N, d ≥ 1: with W_A = W_C = I and γ = 0 the first "
+                                         "output row is |u₀|²·u₀W_V, linear and injective in W_V",
+                                 formula_value=lambda z: z["d"] ** 2),
+          at=largest("d"), refute=lambda c: {"N": 1, "d": int(c) + 1}, lower_formula=lambda z: z["d"] ** 2,
+          expect="false",
+          note="parameters of a model: L·(d'² + 3N'd') (W, h, b1, b2 of every layer); any BaseConv models of "
+               "one signature realising every RetNet of width d have at least dim ≥ d² parameters, so O(Nd) "
+               "fails as a bound uniform in N and d (N fixed, d → ∞); it is not refuted where d = O(N)"),
+)
+
 CLAIMS = [
     Claim("H.22", "RetNet", "the compiled RetNet circuit equals the recurrence (equation 6) and read-out",
           SIZES, claimed,
           (Variant("scan form", build("scan"), numeric=numeric,
                    note="z by doubling: S ← S + γ^{2^b}·shift_{2^b}(S)"),
            Variant("recurrence form", build("recurrence"), note="z^n = γ z^{n−1} + P_n gate by gate")),
-          ),
+          bounds=H22_BOUNDS),
     Claim("H.22", "eq. 7", "z^n = W_Aᵀ(Σ_{i≤n} γ^{n−i} u^T[:, i] u[i, :])W_V, and each printed line, against eq. 6",
           (SizeParam("N", 2, 3), SizeParam("d", 1, 2)), claimed,
           (Variant("eq. 7", build(source="eq7")),)
@@ -151,6 +183,110 @@ CLAIMS = [
 ]
 
 
+# ---------------------------------------------------------------- the direct construction (claim "RetNet direct")
+
+DIRECT_SIZES = (SizeParam("N", 1), SizeParam("d", 1, 4))
+DIRECT_CAPS = (Cap(("N", "d"), 12),)
+
+
+@lru_cache(maxsize=8)
+def symbolic_weights(d):
+    """W_A, W_C, W_V as d×d matrices of fresh symbols WA[a,b], WC[a,b], WV[a,b]."""
+    return tuple(sympy.Matrix(d, d, lambda a, b, n=n: sympy.Symbol(f"{n}[{a},{b}]")) for n in ("WA", "WC", "WV"))
+
+
+def direct_states(u, WA, WC, WV, gamma):
+    """The states the construction claims after each layer, from the definitions (A, C, V = uW; eq. 6).
+
+    Channels k·d + j, then the last d.  d ≥ 2: after layer 1 (V_j | u), after layer 2
+    (A_k ⊙ V_j | C), after layer 3 (C[n,k]·z^n[k,j] | 0).  d = 1: after layer 1 (A ⊙ V | C).
+    """
+    U = sympy.Matrix(u.entries.tolist())
+    N, d = U.shape
+    A, C, V = U * WA, U * WC, U * WV
+    _, z = recurrence(u.entries, WA, WC, WV, gamma)
+    D = d * d + d
+
+    def state(pair, tail):
+        a = np.empty((N, D), dtype=object)
+        for n in range(N):
+            for k in range(d):
+                for j in range(d):
+                    a[n, k * d + j] = pair(n, k, j)
+                a[n, d * d + k] = tail(n, k)
+        return from_array(a)
+    prods = state(lambda n, k, j: A[n, k] * V[n, j], lambda n, k: C[n, k])
+    decayed = state(lambda n, k, j: C[n, k] * z[n][k, j], lambda n, k: 0)
+    if d == 1:
+        return (("layer 1: (A ⊙ V | C)", 1, prods), ("layer 2: C[n]·z^n (eq. 6)", 2, decayed))
+    return (("layer 1: (V_j for every k | u)", 1, state(lambda n, k, j: V[n, j], lambda n, k: U[n, k])),
+            ("layer 2: (A_k ⊙ V_j | C)", 2, prods),
+            ("layer 3: (C[n,k]·z^n[k,j] (eq. 6) | 0)", 3, decayed))
+
+
+def build_direct(s):
+    """The direct model with γ and W_A, W_C, W_V symbolic, against equation 6 and its read-out."""
+    N, d = s["N"], s["d"]
+    WA, WC, WV = symbolic_weights(d)
+    u = sym("u", N, d)
+    y, _ = recurrence(u.entries, WA, WC, WV, GAMMA)
+    stack = retnet_direct(N, d, WA, WC, WV, GAMMA)
+    steps = tuple(Step(label, k, block) for label, k, block in direct_states(u, WA, WC, WV, GAMMA))
+    steps += (Step("4 layers (2 for d = 1)", stack.L, kind="count", count=direct_signature(N, d).L),)
+    return Instance(u, stack, from_array(np.array(y.tolist(), dtype=object)), steps)
+
+
+DIRECT_GAMMA = 0.9
+
+
+def direct_memory(N, d, batch, dtype="float64"):
+    """Bytes the direct hook allocates: u, the reference's A, C, V, y and copies, the decay filters (N×d')."""
+    D = d * d + d
+    return 8 * (10 * batch * N * d + 2 * N * D + 8 * D * D)
+
+
+def _float_reference(WA, WC, WV, gamma):
+    def reference(x):
+        if np.asarray(x).dtype.kind != "f":
+            raise HypothesisError(
+                "backend: the direct RetNet hook runs in floating point only: its filter taps are float64 "
+                f"powers of γ = {gamma}, not the field's powers of γ (the exact check is `symconv verify H.22`, "
+                "with γ and the weights symbolic)")
+        return recurrence_numeric(x, WA, WC, WV, gamma)
+    return reference
+
+
+def numeric_direct(N, d, batch, rng):
+    """The direct model at length N in float64, γ = 0.9 and integer weights, against equation 6 run directly."""
+    budget.require(direct_memory(N, d, batch), f"N: the direct RetNet hook at N = {N}, d = {d}, batch = {batch}")
+    WA, WC, WV = weights(d)
+    u = rng.uniform(-1.0, 1.0, size=(batch, N, d))
+    return NumericCase(retnet_direct(N, d, WA, WC, WV, DIRECT_GAMMA), u, _float_reference(WA, WC, WV, DIRECT_GAMMA),
+                       {"N": N, "d": d})
+
+
+numeric_direct.memory_estimate = direct_memory
+
+
+def claimed_direct(s):
+    """Cor. H.22 at these sizes: L = N⌈log₂ d⌉ for O(N log d) (no constant printed).  The paper states
+    neither N' nor d'; every layer stores N'×d' biases, so O(Nd) parameters needs N'·d' = O(Nd): shown at
+    its least, N' = N and d' = d."""
+    N, d = s["N"], s["d"]
+    return Signature(N, N * max(1, math.ceil(math.log2(max(d, 2)))), d, N, d)
+
+
+CLAIMS.append(
+    Claim("H.22", "RetNet direct",
+          "a RetNet layer (equation 6 and its read-out) as a BaseConv model built directly, not through "
+          "Theorem H.21: (N, 4, d, N, d² + d), (N, 2, 1, N, 2) for d = 1; γ and W_A, W_C, W_V symbolic",
+          DIRECT_SIZES, claimed_direct,
+          (Variant("direct", build_direct, numeric=numeric_direct,
+                   note="spread V, A_k ⊙ V_j, C_k ⊙ (γ-filter * ·), Σ_k; exact check: γ, W_A, W_C, W_V "
+                        "symbolic, states after each layer as steps; numeric hook: integer weights, γ = 0.9"),),
+          (), caps=DIRECT_CAPS, bounds=H22_BOUNDS))
+
+
 def report(sizes=((4, 1), (4, 2), (8, 2), (16, 2), (64, 1), (256, 1), (1024, 1))):
     """Signatures and parameter counts of the compiled models against Corollary H.22."""
     rows = []
@@ -169,6 +305,31 @@ def report(sizes=((4, 1), (4, 2), (8, 2), (16, 2), (64, 1), (256, 1), (1024, 1))
     return rows
 
 
+def report_direct(sizes=((4, 1), (4, 2), (8, 2), (16, 2), (64, 1), (256, 1), (1024, 1), (16384, 4))):
+    """Signature and parameter counts of the direct model against the compiled route and Cor. H.22.
+
+    ``as defined``: L·(d'² + 3N'd') (W, h, b1, b2 of the paper's layer); ``nonzero``: non-zero entries,
+    broadcast biases counted N' times (the same rules for both routes), with γ = 0.999 so that no
+    tap γ^t underflows to 0 at these N.  The compiled route is built only where N·d ≤ 64.
+    """
+    rows = []
+    for N, d in sizes:
+        WA, WC, WV = weights(d)
+        st = retnet_direct(N, d, WA, WC, WV, 0.999)
+        c = direct_counts(st)
+        row = {"N": N, "d": d, "direct (N,L,d,N',d')": str(st.signature),
+               "direct params as defined": c.as_defined, "direct nonzero": c.nonzero,
+               "nonzero/(N d)": round(c.nonzero / (N * d), 1), "nonzero/(N d²)": round(c.nonzero / (N * d * d), 2)}
+        if N * d <= 64:
+            cc = compile_arithmetic(retnet_circuit(N, d, WA, WC, WV, 0.999, "scan"), N, d)
+            cnt = direct_counts(cc.stack)
+            row["compiled (N,L,d,N',d')"] = str(cc.stack.signature)
+            row["compiled as defined"] = cnt.as_defined
+            row["compiled nonzero"] = cnt.nonzero
+        rows.append(row)
+    return rows
+
+
 if __name__ == "__main__":
     from tabulate import tabulate
 
@@ -176,3 +337,4 @@ if __name__ == "__main__":
         for v in verify(claim, max_size=8):
             print(v.id, v.name, v.variant, v.verdict, v.failure.describe()[:200] if v.failure else "")
     print(tabulate(report(), headers="keys"))
+    print(tabulate(report_direct(), headers="keys"))

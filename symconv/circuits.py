@@ -159,6 +159,58 @@ class Circuit:
         return max(counts.values())
 
     @property
+    def level_width(self) -> int:
+        """Gates per level: the most wires on one depth level (inputs at level 0); the same as :attr:`width`."""
+        return self.width
+
+    @property
+    def cut_width(self) -> int:
+        """Wires alive across a level: the most wires present right after some level ℓ is computed.
+
+        Those are the wires made at level ℓ plus the wires of lower levels that a
+        gate above ℓ (or the output) still reads; level 0 counts all the inputs.
+        This is the proof of Theorem H.21's w′ + s (the gates of a layer plus the
+        entries carried past it), so ``cut_width >= level_width``; the two differ
+        when a wire skips levels (Horner: x is read at every level).
+        """
+        lev = self.levels()
+        live = self._live()
+        top = max(lev[k] for k in live) if live else 0
+        last = self.last_use()
+        best = self.n_inputs
+        for l in range(1, top + 1):
+            made = sum(1 for k in live if lev[k] == l)
+            carried = sum(1 for k in live if lev[k] < l < last[k])
+            best = max(best, made + carried)
+        return best
+
+    def _live(self) -> list[int]:
+        """Inputs and non-constant gates (the wires a state has to hold)."""
+        return [k for k in range(self.n_wires) if k < self.n_inputs or self.gates[k - self.n_inputs].op != "const"]
+
+    def last_use(self) -> list[int]:
+        """Per wire: the highest level of a gate that reads it (an output: one above the depth)."""
+        lev = self.levels()
+        last = [0] * self.n_wires
+        for k, g in enumerate(self.gates):
+            if g.op == "const":
+                continue
+            for a in g.args:
+                last[a] = max(last[a], lev[self.n_inputs + k])
+        top = max(lev) + 1
+        for o in self.outputs:
+            last[o] = top
+        return last
+
+    def widths(self) -> dict:
+        """{"level": gates per level, "cut": wires alive across a level} (see :attr:`cut_width`).
+
+        >>> horner_circuit([1, 2, 3]).widths()
+        {'level': 1, 'cut': 2}
+        """
+        return {"level": self.level_width, "cut": self.cut_width}
+
+    @property
     def mul_depth(self) -> int:
         """The most multiplication gates on one path."""
         md = [0] * self.n_wires
@@ -333,6 +385,62 @@ def _power(b: CircuitBuilder, w: int, k: int) -> int:
         if k:
             sq = b.mul(sq, sq)
     return result
+
+
+def binarize(circuit: Circuit) -> Circuit:
+    """The same circuit with fan-in-2 linear gates (a·x + b·y + c), as Def. H.13's gates are.
+
+    A linear gate with k > 2 operands becomes a balanced tree of ⌈log₂ k⌉
+    levels of such gates; other gates are kept.  The paper's sizes (Δ, w) of
+    a circuit are those of this form (:func:`paper_sizes`).
+
+    >>> b = CircuitBuilder(4)
+    >>> c = b.build([b.add(0, 1, 2, 3)])
+    >>> c.depth, binarize(c).depth, evaluate(binarize(c), [1, 2, 3, 4])
+    (1, 2, [10])
+    """
+    if not isinstance(circuit, Circuit):
+        raise HypothesisError(f"circuit: expected a Circuit, got {type(circuit).__name__}")
+    b = CircuitBuilder(circuit.n_inputs, circuit.name)
+    new = list(range(circuit.n_inputs))
+    for g in circuit.gates:
+        if g.op == "linear" and len(g.args) > 2:
+            terms = [(new[a], c) for a, c in zip(g.args, g.coeffs)]
+            level = []
+            for i in range(0, len(terms), 2):
+                pair = dict()
+                for w, c in terms[i:i + 2]:
+                    pair[w] = pair.get(w, 0) + c
+                level.append((b._add(Gate("linear", tuple(pair), tuple(pair.values()), 0)), 1))
+            while len(level) > 2:
+                nxt = []
+                for i in range(0, len(level), 2):
+                    part = level[i:i + 2]
+                    nxt.append((part[0][0], 1) if len(part) == 1 else
+                               (b._add(Gate("linear", (part[0][0], part[1][0]), (1, 1), 0)), 1))
+                level = nxt
+            ws = tuple(w for w, _ in level)
+            new.append(b._add(Gate("linear", ws, (1,) * len(ws), g.c0)))
+        else:
+            new.append(b._add(Gate(g.op, tuple(new[a] for a in g.args), g.coeffs, g.c0)))
+    return b.build([new[o] for o in circuit.outputs])
+
+
+def paper_sizes(circuit: Circuit) -> dict:
+    """(n, s, Δ, w) of Theorem H.21 under explicit definitions, on the fan-in-2 form.
+
+    ``n`` inputs; ``s`` linear and multiplication gates; ``depth`` Δ (most such
+    gates on an input–output path; constants are free); ``level_width`` (gates
+    per level, inputs at level 0) and ``cut_width`` (wires alive across a level,
+    the proof's w′ + s).  The proof's step "w′ + s ≤ w" holds exactly when w is
+    at least ``cut_width``.
+
+    >>> paper_sizes(horner_circuit([1, 2, 3]))
+    {'n': 1, 's': 4, 'depth': 4, 'level_width': 1, 'cut_width': 2, 'mul_depth': 2}
+    """
+    c = binarize(circuit)
+    return {"n": c.n_inputs, "s": c.size, "depth": c.depth, "level_width": c.level_width,
+            "cut_width": c.cut_width, "mul_depth": c.mul_depth}
 
 
 # ---------------------------------------------------------------- evaluation
@@ -680,6 +788,27 @@ def det3_circuit() -> Circuit:
               b.linear({b.mul(m(1, 0), m(2, 1)): 1, b.mul(m(1, 1), m(2, 0)): -1})]
     terms = [b.mul(m(0, j), minors[j]) for j in range(3)]
     return b.build([b.linear({terms[0]: 1, terms[1]: -1, terms[2]: 1})])
+
+
+def powers_circuit(k: int) -> Circuit:
+    """x² + x⁴ + … + x^(2^k): k squarings, then the powers summed from the highest down.
+
+    One gate per level (level width 1) but k wires alive across level k (every
+    power waits for the sum): a deep circuit that carries many wires forward.
+
+    >>> evaluate(powers_circuit(3), [2]), powers_circuit(3).widths()
+    ([276], {'level': 1, 'cut': 3})
+    """
+    k = _size(k, "k")
+    b = CircuitBuilder(1, f"powers({k})")
+    p, ps = 0, []
+    for _ in range(k):
+        p = b.mul(p, p)
+        ps.append(p)
+    acc = ps[-1]
+    for q in reversed(ps[:-1]):
+        acc = b.add(acc, q)
+    return b.build([acc])
 
 
 def random_circuit(n_inputs: int, width: int, depth: int, seed: int = 0, n_outputs: int = 1,

@@ -43,7 +43,8 @@ from .blocks import Block
 from .checking import Failure, StepResult, check_instance
 from .hypotheses import Hypothesis
 from .model import HypothesisError, Layer, Signature, Stack
-from .sweep import DEFAULT_MAX_SIZE, DEFAULT_TIME_BUDGET, Box, Cap, SizeParam, enumerate_box, plan_raise
+from .sweep import (DEFAULT_MAX_SIZE, DEFAULT_TIME_BUDGET, Box, Cap, SizeParam, TimeBudget, enumerate_box,
+                    plan_raise)
 
 EXPECT = ("holds", "fails")
 STEP_KINDS = ("state", "product", "conv", "call", "count")
@@ -253,6 +254,7 @@ class Claim:
     assumptions: tuple = ()
     caps: tuple = ()
     cost: Callable[[Mapping[str, int]], float] | None = None
+    bounds: tuple = ()  # claimed bounds on L, N', d', parameters (symconv.certificates.Bound)
 
     def __post_init__(self) -> None:
         for f in ("id", "name", "statement"):
@@ -288,6 +290,15 @@ class Claim:
         for f in ("claimed", "cost"):
             if getattr(self, f) is not None and not callable(getattr(self, f)):
                 raise HypothesisError(f"Claim.{f}: {self.id}: expected a function of the sizes")
+        from .certificates.bounds import Bound
+
+        if isinstance(self.bounds, Bound) or not isinstance(self.bounds, Iterable):
+            raise HypothesisError(f"Claim.bounds: {self.id}: expected a tuple of Bound")
+        object.__setattr__(self, "bounds", tuple(self.bounds))
+        for i, b in enumerate(self.bounds):
+            if not isinstance(b, Bound):
+                raise HypothesisError(f"Claim.bounds[{i}]: {self.id} {self.name}: expected a Bound, "
+                                      f"got {type(b).__name__}")
 
     @property
     def full_statement(self) -> str:
@@ -352,6 +363,8 @@ class Verdict:
     reading: str = ""
     grade: str = ""             # an erratum's grade: "fails as printed; holds after a k-symbol repair", ...
     repair: Any = None          # its closest repair (symconv.repair.RepairReport), where a search applies
+    bounds: tuple = ()          # symconv.certificates.BoundResult per claimed bound, for this variant
+    points_built: tuple = ()    # (sizes, built signature) at every size point checked
 
     @property
     def ok(self) -> bool:
@@ -373,7 +386,12 @@ class Verdict:
         return self.box.text() if self.box is not None else f"{self.sizes_checked} points"
 
     def as_dict(self) -> dict:
-        d = asdict(self)
+        from dataclasses import replace as _replace
+
+        d = asdict(_replace(self, bounds=(), points_built=()))
+        d.pop("points_built", None)
+        d.pop("bounds", None)
+        d["lower_bounds"] = [b.as_dict() for b in self.bounds]
         d.pop("box", None)
         d["ok"] = self.ok
         d["holds"] = self.holds
@@ -511,14 +529,17 @@ def _check_formula(inst: Instance, s: Step, sizes: Mapping[str, int]) -> StepRes
 
 def verify(claim: Claim, max_size: int = DEFAULT_MAX_SIZE, variants: Sequence[str] | None = None,
            sizes: Iterable[Mapping[str, int]] | None = None, executor: Any = None, raise_caps: bool = False,
-           time_budget: float = DEFAULT_TIME_BUDGET) -> "Verdicts":
+           time_budget: "float | TimeBudget" = DEFAULT_TIME_BUDGET) -> "Verdicts":
     """Verify every variant of ``claim`` over the sweep of sizes up to ``max_size``.
 
     The sweep keeps each cost cap of the proof unless ``raise_caps`` (the CLI's
     explicit ``--max-size``): then each cap is lifted to ``max_size`` if the
     estimated time of the extra sizes (fitted on the sizes already checked)
-    stays within ``time_budget`` seconds, and kept otherwise; the verdict's box
-    says which.  ``sizes`` replaces the sweep with explicit assignments
+    stays within ``time_budget`` seconds, and kept otherwise; a lift whose
+    sizes turn out slower than estimated stops at the budget and keeps the cap
+    (its sizes leave the box).  The verdict's box says which caps were lifted
+    and why each other was kept.  ``time_budget``: seconds per variant, or a
+    :class:`~symconv.sweep.TimeBudget` shared by several calls (the CLI's total).  ``sizes`` replaces the sweep with explicit assignments
     (hypotheses still checked).  ``executor`` (any ``concurrent.futures``
     executor) checks the sizes of a sweep in parallel; see :func:`check_sizes`.
     """
@@ -526,7 +547,8 @@ def verify(claim: Claim, max_size: int = DEFAULT_MAX_SIZE, variants: Sequence[st
         raise HypothesisError(f"max_size: must be an integer >= 1, got {max_size!r}")
     if not isinstance(claim, Claim):
         raise HypothesisError(f"claim: expected a Claim, got {type(claim).__name__}")
-    if isinstance(time_budget, bool) or not isinstance(time_budget, (int, float)) or not time_budget > 0:
+    if not isinstance(time_budget, TimeBudget) and (isinstance(time_budget, bool) or not isinstance(
+            time_budget, (int, float)) or not time_budget > 0):
         raise HypothesisError(f"time_budget: must be a positive number of seconds, got {time_budget!r}")
     if not isinstance(raise_caps, bool):
         raise HypothesisError(f"raise_caps: must be True or False, got {raise_caps!r}")
@@ -547,6 +569,10 @@ def verify(claim: Claim, max_size: int = DEFAULT_MAX_SIZE, variants: Sequence[st
             continue
         mine = [z for z in sweep if variant.applies(z)]
         out.append(_verify_variant(claim, variant, mine, int(max_size), executor, given, raise_caps, time_budget))
+    if claim.bounds:
+        from .certificates.bounds import assess
+
+        out = assess(claim, out, complete=not given and not variants and max_size >= DEFAULT_MAX_SIZE)
     return Verdicts(out)
 
 
@@ -630,6 +656,7 @@ class _Tally:
         self.order: list = []
         self.timed: list = []   # (sizes, seconds) of every point checked, small first
         self.built = "-"
+        self.sigs: list = []    # (sizes, built signature) of every point checked
 
     @property
     def points(self) -> list:
@@ -638,6 +665,7 @@ class _Tally:
     def add(self, sizes: dict, built: str, f, steps, seconds: float) -> None:
         self.timed.append((sizes, seconds))
         self.built = built
+        self.sigs.append((tuple(sorted(sizes.items())), built))
         for r in steps:
             if r.label not in self.steps:
                 self.order.append(r.label)
@@ -698,11 +726,21 @@ def _verify_variant(claim: Claim, variant: Variant, sweep: list[dict], max_size:
     statuses = None
     if not given:
         admits = lambda z: claim.holds_for(z) and variant.applies(z)  # noqa: E731
+        staged: dict = {}
+
+        def check(points: list):  # results staged: plan_raise decides which points the box keeps
+            for z, res in zip(points, check_sizes(claim, variant, points, executor)):
+                staged[tuple(sorted(z.items()))] = res
+                failed_before = tally.failure is not None or any(not r.holds for r in tally.steps.values())
+                yield z, res[3], not failed_before and (res[1] is not None or any(not r.holds for r in res[2]))
+
+        share = time_budget.allot() if isinstance(time_budget, TimeBudget) else float(time_budget)
         plan = plan_raise(claim.sizes, claim.caps, max_size, admits, tally.points, tally.timed, claim.cost,
-                          time_budget, raise_caps)
-        extra = list(plan.extra)
-        for sizes, res in zip(extra, check_sizes(claim, variant, extra, executor)):
-            tally.add(sizes, *res)
+                          share, raise_caps, check)
+        if isinstance(time_budget, TimeBudget):
+            time_budget.spend(plan.seconds if raise_caps else 0.0)
+        for sizes in plan.extra:
+            tally.add(sizes, *staged[tuple(sorted(sizes.items()))])
         statuses = plan.statuses
     failure = tally.failure
     steps = tuple(tally.steps[k] for k in tally.order)
@@ -730,6 +768,7 @@ def _verify_variant(claim: Claim, variant: Variant, sweep: list[dict], max_size:
         signature_built=sig_built, seconds=round(time.perf_counter() - t0, 3), statement=claim.full_statement,
         failure=failure, steps=steps, note=variant.note, parametric=pnote, box=box, fails_at=variant.fails_at,
         failing_steps=failing, differences=diffs, reading=variant.reading, grade=grade, repair=repair,
+        points_built=tuple(tally.sigs),
     )
 
 

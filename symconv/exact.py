@@ -15,9 +15,12 @@ W ≠ 0 and h ≠ 0 adds the degrees of its gate and its convolution); the
 degree of the reference is found by running it on symbols that only track
 degrees (:class:`Degree`).
 
-Convolutions modulo p are exact: python-flint's ``nmod_poly`` products
-(extra ``exact``) where installed, else a vectorised numpy number-theoretic
-transform (NTT) over rows.  The default prime p = 15·2^27 + 1 < 2^31 has
+Convolutions modulo p are exact.  By default (``method="fft"``) they are
+float64 FFTs of balanced limbs whose rounding error is proved below 1/2 on the
+actual data before each result is rounded (:func:`limb_pair_bound`); the
+vectorised numpy number-theoretic transform (NTT, ``"ntt"``) is the fallback,
+and python-flint's ``nmod_poly`` products (``"flint"``, extra ``exact``) are
+available.  The default prime p = 15·2^27 + 1 < 2^31 has
 2^27-th roots of unity (NTT lengths up to 2^27) and keeps every product of two
 residues below 2^62, inside int64.  Parameters that are Fractions, sympy
 rationals or floats (read as the dyadic rationals they are) map to F_p by
@@ -37,7 +40,9 @@ Example:
 from __future__ import annotations
 
 import math
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable
@@ -645,28 +650,65 @@ def _conv_flint(x: np.ndarray, h: np.ndarray, p: int) -> np.ndarray:
     return out
 
 
-#: Largest rounding error tolerated on one limb product before rounding to integers (< 1/2).
-FFT_ERROR_TARGET = 0.4
+#: Largest planned rounding error of a limb split (the proved bound, checked after the transforms, must be < 1/2).
+FFT_ERROR_TARGET = 0.35
 
 
 def _balanced(a: np.ndarray, p: int) -> np.ndarray:
     """Residues as integers in (−p/2, p/2]."""
-    a = np.mod(a, p)
+    if not (a.size and int(a.min()) >= 0 and int(a.max()) < p):  # already residues: no division
+        a = np.mod(a, p)
     return np.where(a > p // 2, a - p, a)
 
 
-def _limbs(a: np.ndarray, bits: int) -> list[np.ndarray]:
-    """Balanced base-2^bits digits of int64 ``a`` (|digit| ≤ 2^(bits−1)), low first, as float64."""
+def _digits(a: np.ndarray, bits: int, count: int | None = None) -> Any:
+    """Balanced base-2^bits digits of int64 ``a``, low first (int64 arrays, one at a time).
+
+    Every digit but the last has |digit| ≤ 2^(bits−1); with ``count`` there
+    are exactly that many (the last takes the rest), else as many as ``a`` needs.
+
+    >>> [d.tolist() for d in _digits(np.array([1000]), 4)]
+    [[-8], [-1], [4]]
+    """
     half, mask = 1 << (bits - 1), (1 << bits) - 1
     v = a.astype(np.int64, copy=True)
-    out = []
+    k = 0
     while True:
-        r = ((v + half) & mask) - half
-        out.append(r.astype(np.float64))
+        if count is not None and k == count - 1:
+            yield v
+            return
+        r = v + half
+        r &= mask
+        r -= half
+        yield r
+        k += 1
         v -= r
         v >>= bits
-        if not np.any(v):
-            return out
+        if count is None and not np.any(v):
+            return
+
+
+def _limbs(a: np.ndarray, bits: int, count: int | None = None) -> list[np.ndarray]:
+    """:func:`_digits` as a list of float64 arrays.
+
+    >>> [d.tolist() for d in _limbs(np.array([1000]), 4)]
+    [[-8.0], [-1.0], [4.0]]
+    """
+    return [r.astype(np.float64) for r in _digits(a, bits, count)]
+
+
+def _digit_bounds(R: int, bits: int) -> list[float]:
+    """Bounds on |digit| of the balanced base-2^bits digits of any |r| ≤ R (as :func:`_limbs` makes them).
+
+    >>> _digit_bounds(1000, 4)
+    [8.0, 8.0, 4.0]
+    """
+    out, rest = [], R
+    while rest > (1 << (bits - 1)):
+        out.append(float(1 << (bits - 1)))
+        rest = (rest + (1 << (bits - 1))) >> bits  # |(r − digit)/2^bits| ≤ (R + 2^(bits−1))/2^bits
+    out.append(float(rest))
+    return out
 
 
 def fft_conv_bound(x1: float, x2: float, h1: float, h2: float, F: int) -> float:
@@ -685,83 +727,278 @@ def fft_conv_bound(x1: float, x2: float, h1: float, h2: float, F: int) -> float:
     return (2 * eta + 3 * eps) * x2 * h1 + (eta + eps) * x1 * h2
 
 
-def _fft_plan(N: int, K: int, p: int, hb: np.ndarray, F: int) -> tuple[int, int] | None:
-    """(x limb bits, h limb bits; 32 = h not split) whose worst-case limb products all round exactly.
+def limb_pair_bound(x2: Any, Xinf: Any, h2: Any, Hinf: Any, F: int, m: int) -> Any:
+    """One pair's share of the bound on max |computed − exact| of Σ_(a,b) x_a ⊛ h_b by float64 FFTs.
 
-    A signal limb of b bits has |entry| ≤ 2^(b−1), so ‖·‖₁ ≤ N·2^(b−1) and
-    ‖·‖₂ ≤ √N·2^(b−1); the filter's limbs likewise (or its own maximum when it
-    is not split).  Among the splits whose :func:`fft_conv_bound` stays under
-    FFT_ERROR_TARGET, the one with fewest transforms (nx + nh forward, nx·nh
-    inverse) is taken; None when no split of at least 7 bits fits (huge N).
+    The m pairs (a, b) of a sum share one inverse transform; the bound of the
+    sum is the sum of the pairs' shares.  ``x2`` = ‖x_a‖₂, ``Xinf`` = max |X̂_a|
+    (the computed spectrum's largest modulus), ``h2``, ``Hinf`` likewise; they
+    broadcast (one entry per row).  F is a power of two, so the inverse's 1/F
+    is exact.  With ε = 2^−53 and η = 7·ε·log2 F the normwise error of one
+    FFT (Higham, Thm 24.2: ‖X̂ − X‖₂ ≤ η‖X‖₂, ‖X‖₂ = √F·‖x‖₂), and θ = (3 + 2m)·ε
+    that of the m complex products and their sum (√5·ε per product,
+    √2·γ_(m−1) for the sum), the output's error has 2-norm at most
+    Σ ‖x_a‖₂‖Ĥ_b‖∞·(η + (1 + η)θ + η(1 + θ)(1 + η)) + η‖h_b‖₂·(‖X̂_a‖∞ + η√F‖x_a‖₂)
+    (forward errors X̂−X times Ĥ, X times Ĥ−H with ‖X‖∞ ≤ ‖X̂‖∞ + η√F‖x‖₂;
+    the products; the inverse), after the 1/√F the inverse applies to 2-norms;
+    the 2-norm bounds the largest entry.  Widened by (1 + 8ε).
+
+    >>> float(limb_pair_bound(2.0 ** 20, 2.0 ** 22, 2.0 ** 10, 2.0 ** 12, 2 ** 21, 1)) < 0.5
+    True
     """
+    eps = 2.0 ** -53
+    eta = 7.0 * eps * math.log2(max(2, F))
+    theta = (3 + 2 * m) * eps
+    k = eta + (1 + eta) * theta + eta * (1 + theta) * (1 + eta)
+    return (x2 * Hinf * k + eta * h2 * (Xinf + eta * math.sqrt(F) * x2)) * (1 + 8 * eps)
+
+
+@dataclass(frozen=True)
+class LimbPlan:
+    """How one channel's exact convolution is split: digit bits of the signal and the filter (0: not split)."""
+
+    x_bits: int
+    x_count: int
+    h_bits: int
+    h_count: int
+
+    def groups(self) -> dict[int, list[tuple[int, int]]]:
+        """Pairs (signal limb, filter limb) by the exponent of their weight 2^e: one inverse FFT each."""
+        out: dict[int, list] = {}
+        for a in range(self.x_count):
+            for b in range(self.h_count):
+                out.setdefault(self.x_bits * a + self.h_bits * b, []).append((a, b))
+        return out
+
+    @property
+    def transforms(self) -> int:
+        return self.x_count + len(self.groups())
+
+
+#: Digit sizes (bits) tried for the limbs, widest (fewest transforms) first.
+_LIMB_BITS = tuple(range(26, 3, -1))
+
+
+@dataclass(frozen=True)
+class _Guess:
+    """How limb norms are predicted when a split is planned: ‖v‖₂ ≈ rms·D√n and max |V̂| ≈ kappa·‖v‖₂
+    for digits bounded by D (random-like data: rms ≈ 1/√3, kappa ≈ √(ln F)); ``kappa=None``: the worst case."""
+
+    kappa: float | None
+    rms: float
+
+
+def _limb_norms(D: float, n: int, F: int, guess: _Guess) -> tuple[float, float]:
+    """(‖v‖₂, max |V̂|) planned for n digits bounded by D."""
+    if guess.kappa is None:
+        eta = 7.0 * 2.0 ** -53 * math.log2(max(2, F))
+        return D * math.sqrt(n), D * n + eta * math.sqrt(F * n) * D
+    v2 = guess.rms * D * math.sqrt(n)
+    return v2, min(D * n, guess.kappa * v2)
+
+
+def _plan_bound(plan: LimbPlan, xn: list, hn: list, F: int) -> float:
+    """The largest bound of a group of pairs, from planned (‖·‖₂, max |spectrum|) per signal and filter limb."""
+    return max(sum(limb_pair_bound(xn[a][0], xn[a][1], hn[b][0], hn[b][1], F, len(pairs)) for a, b in pairs)
+               for pairs in plan.groups().values())
+
+
+def _choose_plan(R: int, hb: np.ndarray, N: int, F: int, guess: _Guess) -> LimbPlan | None:
+    """The limb split with fewest transforms whose planned bound is below :data:`FFT_ERROR_TARGET`.
+
+    The filter row ``hb`` (balanced residues) is either not split (one limb,
+    its own norms and sum) or split with the signal's digit size; signal
+    residues are bounded by R.  Norms are planned by ``guess``; the proved
+    bound is checked after the transforms.  None when no split fits.
+    """
+    K = hb.shape[-1]
+    hf = hb.astype(np.float64)
+    h1 = float(np.sum(np.abs(hf)))
+    h2 = math.sqrt(float(np.dot(hf, hf))) * (1 + (K + 2) * 2.0 ** -53)
+    if guess.kappa is None:
+        eta = 7.0 * 2.0 ** -53 * math.log2(max(2, F))
+        whole = (h2, h1 + eta * math.sqrt(F) * h2)
+    else:
+        whole = (h2, min(h1, max(abs(float(np.sum(hf))), guess.kappa * h2)))
     hmax = int(np.max(np.abs(hb))) if hb.size else 0
     best = None
-    for bh in (32, 16, 12, 10, 8):
-        if bh < 32 and hmax < (1 << (bh - 1)):
-            continue  # splitting h buys nothing: it already fits in one limb of bh bits
-        h_limb = float(hmax) if bh == 32 else 2.0 ** (bh - 1)
-        nh = 1 if bh == 32 else -(-32 // bh)
-        for bx in range(20, 6, -1):
-            xl = 2.0 ** (bx - 1)
-            if fft_conv_bound(xl * N, xl * math.sqrt(N), h_limb * K, h_limb * math.sqrt(K), F) < FFT_ERROR_TARGET:
-                nx = -(-32 // bx)
-                cost = nx + nh + nx * nh
+    for bits in _LIMB_BITS:
+        xD = _digit_bounds(R, bits)
+        xn = [_limb_norms(D, N, F, guess) for D in xD]
+        cands = [(LimbPlan(bits, len(xD), 0, 1), [whole])]
+        hD = _digit_bounds(hmax, bits)
+        if len(hD) > 1:
+            cands.append((LimbPlan(bits, len(xD), bits, len(hD)), [_limb_norms(D, K, F, guess) for D in hD]))
+        for plan, hn in cands:
+            if _plan_bound(plan, xn, hn, F) < FFT_ERROR_TARGET:
+                cost = plan.h_count + plan.transforms
                 if best is None or cost < best[0]:
-                    best = (cost, bx, bh)
-                break
-    return None if best is None else best[1:]
+                    best = (cost, plan)
+    return None if best is None else best[1]
 
 
-def _conv_fft(x: np.ndarray, h: np.ndarray, p: int, workers: int | None = None) -> np.ndarray:
-    """Same as :func:`_conv_ntt`, by float64 FFTs of balanced limbs, each product rounded exactly.
+def _reduce_float(r: np.ndarray, p: int) -> np.ndarray:
+    """Exact integers |r| < 2^52 (float64) → residues in [−p/2 − 1, p/2 + 1] (int64), by one rounded quotient."""
+    q = np.rint(r * (1.0 / p))
+    q *= p  # exact: |q·p| < 2^53
+    r = r - q
+    return r.astype(np.int64)
 
-    Residues are split into balanced digits of b bits so that every limb
-    product's rounding error is below 1/2 by :func:`fft_conv_bound` (checked
-    on the actual norms before rounding); products are rounded to integers,
-    reduced mod p and recombined with weights 2^(b·k) mod p.
+
+def _reduce_int(acc: np.ndarray, p: int) -> np.ndarray:
+    """int64 |acc| < 2^63 → residues in [0, p) (float quotient, corrected once)."""
+    q = np.rint(acc.astype(np.float64) * (1.0 / p)).astype(np.int64)
+    q *= p
+    r = acc - q  # |r| ≤ p/2 + 1
+    r += p * (r < 0)
+    return r
+
+
+class _LimbFailed(Exception):
+    """A proved bound of a limb plan was not below 1/2 on the actual data; carries the norms' measured ratios."""
+
+    def __init__(self, bound: float, kappa: float, rms: float) -> None:
+        super().__init__(f"limb product bound {bound:.3g} is not below 1/2")
+        self.bound, self.kappa, self.rms = bound, kappa, rms
+
+
+def _spectra(fplan: Any, digits: Any, n: int, slots: list, D: list) -> tuple[list, float, float]:
+    """Forward FFTs of digit rows (length n each) into ``slots``; [(‖v‖₂, max |V̂|)], and the largest ratios
+    max |V̂|/‖v‖₂ and ‖v‖₂/(D√n) seen (for replanning)."""
+    eps = 2.0 ** -53
+    norms, kappa, rms = [], 0.0, 0.0
+    fplan.inp[0, n:] = 0
+    v = fplan.inp[0, :n]
+    for digit, S, bound in zip(digits, slots, D):
+        v[...] = digit
+        fplan.forward_into(S)
+        v2 = math.sqrt(float(np.dot(v, v))) * (1 + (n + 2) * eps)  # γ_n of the dot product
+        vinf = float(np.max(np.abs(S))) * (1 + 4 * eps)
+        norms.append((v2, vinf))
+        if v2 > 0:
+            kappa = max(kappa, vinf / v2)
+            rms = max(rms, v2 / (max(bound, 1.0) * math.sqrt(n)))
+    return norms, kappa, rms
+
+
+def _channel_fft(xb: np.ndarray, hb: np.ndarray, p: int, F: int, keep: int, plan: LimbPlan, fplan: Any,
+                 out: np.ndarray) -> float:
+    """out[r] = (x_r ⊛ h)[:keep] mod p for balanced residues xb (rows, N) and hb (K,); the worst proved bound.
+
+    Raises :class:`_LimbFailed` when a proved bound is not below 1/2 (rows
+    before the failing one are written).
     """
-    from .numeric import CpuFFT, default_workers, fast_length
+    rows, N = xb.shape
+    K = hb.shape[0]
+    R = p // 2
+    hD = _digit_bounds(R if plan.h_bits else int(np.max(np.abs(hb))), plan.h_bits or 64)
+    hl = _digits(hb, plan.h_bits, plan.h_count) if plan.h_bits else [hb]
+    H = [fplan.spectrum_buffer() for _ in range(plan.h_count)]
+    hn, hk, hr = _spectra(fplan, hl, K, H, hD)
+    X = [fplan.spectrum_buffer() for _ in range(plan.x_count)]
+    xD = _digit_bounds(R, plan.x_bits)
+    groups = list(plan.groups().items())
+    weights = [(pow(2, e, p) + p // 2) % p - p // 2 for e, _ in groups]  # balanced 2^e mod p
+    spec = fplan.spec if getattr(fplan, "spec", None) is not None else fplan.spectrum_buffer()
+    tmp = np.empty_like(spec[0])
+    worst = 0.0
+    for r in range(rows):
+        xn, xk, xr = _spectra(fplan, _digits(xb[r], plan.x_bits, plan.x_count), N, X, xD)
+        bound = max(sum(limb_pair_bound(xn[a][0], xn[a][1], hn[b][0], hn[b][1], F, len(pairs))
+                        for a, b in pairs) for _, pairs in groups)
+        if not bound < 0.5:
+            raise _LimbFailed(bound, max(xk, hk), max(xr, hr))
+        worst = max(worst, bound)
+        acc = np.zeros(keep, dtype=np.int64)
+        for i, ((_, pairs), w) in enumerate(zip(groups, weights)):
+            a, b = pairs[0]
+            np.multiply(X[a][0], H[b][0], out=spec[0])
+            for a, b in pairs[1:]:
+                np.multiply(X[a][0], H[b][0], out=tmp)
+                spec[0] += tmp
+            c = fplan.backward(spec)[0, :keep]
+            # |c − exact| < 1/2, so rounding gives the exact sum (|exact| < 2^50: the bound is ≥ 7ε·|exact|)
+            t = _reduce_float(np.rint(c), p)
+            if w != 1:
+                t *= w
+            acc += t  # |t| ≤ (p/2 + 1)·p/2 < 2^60: 7 terms stay below 2^63
+            if i % 7 == 6:
+                acc = _reduce_int(acc, p)
+        out[r] = _reduce_int(acc, p)
+    return worst
+
+
+#: Plans kept for reuse across calls, per (thread, length); two at most.
+_PLANS: dict = {}
+
+
+def _fft_plan_for(F: int) -> Any:
+    from .numeric import CpuFFT
+
+    key = (threading.get_ident(), F)
+    plan = _PLANS.get(key)
+    if plan is None:
+        if len(_PLANS) >= 2:
+            _PLANS.pop(next(iter(_PLANS)))
+        plan = _PLANS[key] = CpuFFT("auto").plan(1, F, np.float64)
+    return plan
+
+
+def _conv_fft(x: np.ndarray, h: np.ndarray, p: int, workers: int | None = None,
+              keep: int | None = None, stats: dict | None = None) -> np.ndarray:
+    """Same as :func:`_conv_ntt` (coefficients ``:keep``, default all), by float64 FFTs of balanced limbs.
+
+    Per channel, residues in (−p/2, p/2] are split into balanced digits
+    (:func:`_choose_plan`: fewest transforms whose planned bound is small); the
+    products of limbs with the same weight 2^e are summed in the frequency
+    domain and share one inverse FFT.  Before rounding, the proved bound of
+    :func:`limb_pair_bound` is evaluated on the actual norms and spectra; when
+    it is below 1/2 each sum is rounded to the exact integer, reduced mod p and
+    recombined.  Otherwise the channel is replanned with the measured norms,
+    then for the worst case, and done by the NTT when no split fits.
+    ``stats``, when given, receives the plans used and the worst proved bound.
+    """
+    from .numeric import default_workers
 
     B, d, N = x.shape
     K = h.shape[-1]
     L = N + K - 1
-    F = fast_length(L)
+    keep = L if keep is None else keep
+    F = 1 << max(1, (L - 1).bit_length())
+    R = p // 2
+    xb = _balanced(x, p)
     hb = _balanced(h, p)
-    plan = _fft_plan(N, K, p, hb, F)
-    if plan is None:
-        return _conv_ntt(x, h, p)
-    bx, bh = plan
-    fft = CpuFFT("auto")
-    workers = workers or default_workers()
-    h_limbs = _limbs(hb, bh) if bh < 32 else [hb.astype(np.float64)]
-    H = [fft.rfft(hl, F, workers) for hl in h_limbs]
-    hn = [(float(np.max(np.sum(np.abs(hl), axis=-1))), float(np.max(np.sqrt(np.sum(hl * hl, axis=-1)))))
-          for hl in h_limbs]
-    out = np.empty((B, d, L), dtype=np.int64)
-    flat_x, flat_o = x.reshape(B * d, N), out.reshape(B * d, L)
-    rows = max(1, (1 << 21) // F)
-    for r0 in range(0, B * d, rows):
-        r1 = min(B * d, r0 + rows)
-        ch = np.arange(r0, r1) % d
-        acc = np.zeros((r1 - r0, L), dtype=np.int64)
-        for a, xl in enumerate(_limbs(_balanced(flat_x[r0:r1], p), bx)):
-            x1 = float(np.max(np.sum(np.abs(xl), axis=-1)))
-            x2 = float(np.max(np.sqrt(np.sum(xl * xl, axis=-1))))
-            X = fft.rfft(xl, F, workers)
-            for b, Hb in enumerate(H):
-                bound = fft_conv_bound(x1, x2, hn[b][0], hn[b][1], F)
-                if not bound < 0.5:  # the plan's worst case makes this unreachable
-                    raise AssertionError(f"exact FFT convolution: rounding bound {bound} is not below 1/2")
-                c = fft.irfft(X * Hb[ch], F, workers)[:, :L]
-                ci = np.rint(c).astype(np.int64)
-                ci %= p
-                w = pow(2, bx * a + (bh * b if bh < 32 else 0), p)
-                if w != 1:
-                    ci *= w
-                    ci %= p
-                acc += ci
-                acc %= p
-        flat_o[r0:r1] = acc
+    out = np.empty((B, d, keep), dtype=np.int64)
+    log = [] if stats is None else stats.setdefault("plans", [])
+
+    def channel(j: int) -> None:
+        if not np.any(hb[j]):
+            out[:, j] = 0
+            return
+        guess = _Guess(1.25 * math.sqrt(math.log(F)), 1.1 / math.sqrt(3))
+        for attempt in range(3):
+            plan = _choose_plan(R, hb[j], N, F, guess)
+            if plan is None:
+                break
+            try:
+                bound = _channel_fft(xb[:, j], hb[j], p, F, keep, plan, _fft_plan_for(F), out[:, j])
+                log.append((j, plan, bound))
+                return
+            except _LimbFailed as exc:
+                log.append((j, plan, exc.bound))
+                guess = _Guess(None, 1.0) if attempt else _Guess(1.25 * max(exc.kappa, guess.kappa),
+                                                                 1.1 * max(exc.rms, guess.rms))
+        log.append((j, "ntt", 0.0))
+        out[:, j] = _conv_ntt(x[:, j:j + 1] % p, h[j:j + 1], p)[:, 0, :keep]
+
+    workers = min(d, workers or default_workers())
+    if workers <= 1:
+        for j in range(d):
+            channel(j)
+    else:
+        with ThreadPoolExecutor(workers) as pool:
+            for f in [pool.submit(channel, j) for j in range(d)]:
+                f.result()
     return out
 
 
@@ -805,8 +1042,10 @@ def convolve_mod(x: np.ndarray, h: np.ndarray, p: int, mode: str = "causal", met
         return np.zeros_like(x)
     if h.shape[-1] > N:
         raise HypothesisError(f"h: filter length {h.shape[-1]} exceeds N' = {N}")
-    conv = {"flint": _conv_flint, "ntt": _conv_ntt, "fft": _conv_fft}[method]
-    full = conv(x, h, p)
+    if method == "fft":
+        full = _conv_fft(x, h, p, keep=N if mode == "causal" else None)
+    else:
+        full = {"flint": _conv_flint, "ntt": _conv_ntt}[method](x, h, p)
     out = full[..., :N].copy()
     if mode == "circular" and full.shape[-1] > N:
         tail = full[..., N:]
@@ -828,9 +1067,13 @@ def estimate_mod_bytes(stack: Stack, batch: int, method: str = "fft") -> int:
     >>> estimate_mod_bytes(shift_down(1 << 10, 1), 1) > 4 * 8 * (1 << 10)
     True
     """
+    from .numeric import default_workers
+
     act = int(batch) * stack.N_int * stack.d_int * 8
     F = 1 << max(0, (2 * stack.N_int - 1).bit_length())
-    blocks = 8 * min(max(1, int(batch) * stack.d_int), max(1, (1 << 21) // F)) * F * 8
+    # per channel thread of the fft method: a plan (3 rows of F), limb spectra (typically ≤ 8 of F/2
+    # complex), the accumulator and its temporaries; the NTT's blocks are smaller
+    blocks = min(default_workers(), max(1, stack.d_int)) * 12 * F * 8
     return 5 * act + blocks
 
 

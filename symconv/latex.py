@@ -835,6 +835,10 @@ def verdict_sentence(v) -> str:
                   + (" " + failure_latex(f) if f is not None else "") + ".")
     if getattr(v, "parametric", ""):
         s += " " + prose(readable(v.parametric[0].upper() + v.parametric[1:])) + "."
+    for b in getattr(v, "bounds", ()) or ():  # claimed bounds and their certificates (symconv.certificates)
+        from .certificates.bounds import describe
+
+        s += " Claimed bound " + prose(describe(b)) + "."
     return s
 
 

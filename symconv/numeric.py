@@ -62,6 +62,9 @@ BLOCK_ROWS = 1
 CHANNEL_BLOCK = 8
 #: Rows per piece when a tile of channels is transposed (the piece stays in cache).
 TRANSPOSE_ROWS = 1024
+#: A tile of CHANNEL_BLOCK padded rows up to this size is transformed by one multi-row plan (fewer calls);
+#: larger tiles row by row (their buffers would not stay in cache).
+SMALL_TILE_BYTES = 4 << 20
 
 
 def fast_length(n: int) -> int:
@@ -129,13 +132,46 @@ class _Plan:
             return self.spec
         return self.fft.rfft(self.inp, self.F, 1)
 
-    def backward(self, spec: Any) -> Any:
+    def forward_into(self, dst: Any) -> Any:
+        """rfft of ``inp`` written into ``dst`` (shape of :attr:`spec`; from :meth:`spectrum_buffer`), no copy on pyFFTW."""
+        if self._f is not None:
+            self._f.update_arrays(self.inp, dst)
+            try:
+                self._f.execute()
+            finally:
+                self._f.update_arrays(self.inp, self.spec)
+        else:
+            dst[...] = self.fft.rfft(self.inp, self.F, 1)
+        return dst
+
+    def spectrum_buffer(self) -> Any:
+        """A new array the forward transform can write into (aligned for pyFFTW)."""
+        shape, cplx = (self.rows, self.F // 2 + 1), np.complex64 if self.inp.dtype == np.float32 else np.complex128
+        if self._f is not None:
+            import pyfftw
+
+            return pyfftw.empty_aligned(shape, dtype=cplx)
+        return np.empty(shape, dtype=cplx)
+
+    @property
+    def raw_inverse(self) -> bool:
+        """Whether :meth:`backward` with ``scaled=False`` skips a pass (pyFFTW: FFTW's own unnormalised inverse)."""
+        return self._b is not None
+
+    def backward(self, spec: Any, scaled: bool = True) -> Any:
+        """irfft of ``spec``; with ``scaled=False`` F times it (the caller folded 1/F into the spectrum)."""
         if self._b is not None:
             if spec is not self.spec:
                 self.spec[...] = spec
-            self._b()
+            if scaled:
+                self._b()
+            else:
+                self._b.execute()
             return self.out
-        return self.fft.irfft(spec, self.F, 1)
+        out = self.fft.irfft(spec, self.F, 1)
+        if not scaled:
+            out *= self.F
+        return out
 
 
 def _import_library(library: str) -> tuple[Any, bool]:
@@ -180,8 +216,14 @@ def installed_libraries() -> list[str]:
     >>> installed_libraries()[0]
     'numpy'
     """
+    import importlib.util
+
     out = []
     for lib in LIBRARIES:
+        if lib == "torch":  # importing torch costs seconds: its presence is enough here
+            if importlib.util.find_spec("torch") is not None:
+                out.append(lib)
+            continue
         try:
             _import_library(lib)
         except HypothesisError:
@@ -316,6 +358,7 @@ class PreparedLayer:
     conv: str
     norms: dict
     direct: bool = False
+    folded: bool = False  # the spectrum includes the inverse FFT's 1/F (CPU path, pyFFTW)
 
 
 @dataclass(frozen=True, eq=False)
@@ -351,7 +394,7 @@ def _numeric(a: np.ndarray, where: str) -> np.ndarray:
             raise HypothesisError(f"{where}: entries are not real numbers ({exc})") from exc
     if a.dtype.kind not in "biuf":
         raise HypothesisError(f"{where}: dtype {a.dtype} is not real")
-    return a.astype(np.float64)
+    return np.asarray(a, dtype=np.float64)  # no copy when already float64: nothing here writes to it
 
 
 def _fft_len(layer: Layer, N_int: int) -> int:
@@ -361,6 +404,8 @@ def _fft_len(layer: Layer, N_int: int) -> int:
 def _taps(layer: Layer) -> int:
     """Number of filter rows up to the last nonzero one."""
     h = layer.h
+    if h.dtype != object and h.shape[0] and np.any(h[-1]):  # a full-length filter: one row read
+        return int(h.shape[0])
     nz = np.flatnonzero(np.any(h != 0, axis=1)) if h.dtype != object else np.flatnonzero(
         [any(v != 0 for v in row) for row in h])
     return int(nz[-1]) + 1 if nz.size else 0
@@ -380,8 +425,26 @@ def _is_direct(layer: Layer, cpu: bool) -> bool:
     return cpu and _taps(layer) <= DIRECT_TAPS
 
 
-def _cpu_spectra(cpu: "CpuFFT", hT: np.ndarray, F: int, real: Any, cplx: Any, workers: int) -> np.ndarray:
-    """rfft of every filter row at length F, row by row into reused buffers, ``workers`` threads."""
+def _transposed(a: np.ndarray, dtype: Any) -> np.ndarray:
+    """A contiguous transpose of a 2-D array, copied in cache-sized tiles (a plain copy strides across memory).
+
+    >>> _transposed(np.arange(6.0).reshape(3, 2), np.float64).tolist()
+    [[0.0, 2.0, 4.0], [1.0, 3.0, 5.0]]
+    """
+    n, m = a.shape
+    out = np.empty((m, n), dtype=dtype)
+    for c0 in range(0, m, CHANNEL_BLOCK):
+        c1 = min(m, c0 + CHANNEL_BLOCK)
+        for i0 in range(0, n, TRANSPOSE_ROWS):
+            i1 = min(n, i0 + TRANSPOSE_ROWS)
+            out[c0:c1, i0:i1] = a[i0:i1, c0:c1].T
+    return out
+
+
+def _cpu_spectra(cpu: "CpuFFT", hT: np.ndarray, F: int, real: Any, cplx: Any, workers: int,
+                 fold: bool = False) -> np.ndarray:
+    """rfft of every filter row at length F (times 1/F with ``fold``), row by row into reused buffers,
+    ``workers`` threads."""
     d, K = hT.shape
     spec = np.empty((d, F // 2 + 1), dtype=cplx)
 
@@ -389,7 +452,10 @@ def _cpu_spectra(cpu: "CpuFFT", hT: np.ndarray, F: int, real: Any, cplx: Any, wo
         plan = cpu.plan(1, F, real)
         for c in range(c0, c1):
             plan.inp[0, :K] = hT[c]
-            spec[c] = plan.forward()[0]
+            if fold:  # scaled while copied out: one pass
+                np.multiply(plan.forward()[0], 1.0 / F, out=spec[c])
+            else:
+                spec[c] = plan.forward()[0]
     step = max(1, -(-d // max(1, workers)))
     parts = [(c0, min(d, c0 + step)) for c0 in range(0, d, step)]
     if len(parts) == 1:
@@ -422,10 +488,11 @@ def prepare_layer(layer: Layer, N_int: int, xp: Any, real: Any, where: str,
         h = h[: max(1, _taps(layer))]
     f64 = np.float64 if xp is np else getattr(xp, "float64")
     spec = None
+    fold = cpu is not None and cpu.library == "pyfftw"  # 1/F folded into the spectrum: one pass less per row
     if cpu is not None:
-        hT = np.ascontiguousarray(h.T, dtype=real)
+        hT = _transposed(h, real)
         if spectrum and not direct:
-            spec = _cpu_spectra(cpu, hT, F, real, cplx, workers)
+            spec = _cpu_spectra(cpu, hT, F, real, cplx, workers, fold)
     else:
         hT = xp.asarray(np.ascontiguousarray(h.T), dtype=f64)
         if spectrum:
@@ -439,8 +506,8 @@ def prepare_layer(layer: Layer, N_int: int, xp: Any, real: Any, where: str,
     elif np.any(W):
         W_diag = xp.asarray(np.diag(W).reshape(-1, 1), dtype=real)
     norms = {
-        "h1": np.sum(np.abs(h), axis=0),
-        "h2": np.sqrt(np.sum(h * h, axis=0)),
+        "h1": np.add.reduce(np.abs(h), axis=0),
+        "h2": np.sqrt(np.einsum("ij,ij->j", h, h)),
         "Wcol1": np.sum(np.abs(W), axis=0),
         "b1": _channel_vec(b1, d),
         "b2": _channel_vec(b2, d),
@@ -456,6 +523,7 @@ def prepare_layer(layer: Layer, N_int: int, xp: Any, real: Any, where: str,
         conv=layer.conv,
         norms=norms,
         direct=direct,
+        folded=fold,
     )
 
 
@@ -524,7 +592,8 @@ def prepare(stack: Stack, xp: Any = None, dtype: str = "float64", *, fft: str = 
 
 def _spectrum(p: PreparedLayer, xp: Any, cplx: Any, c0: int | None = None, c1: int | None = None) -> Any:
     if p.spectrum is not None:
-        return p.spectrum if c0 is None else p.spectrum[c0:c1]
+        spec = p.spectrum if c0 is None else p.spectrum[c0:c1]
+        return spec * p.fft_len if p.folded else spec  # a CPU-prepared spectrum carries the inverse's 1/F
     hT = p.hT if c0 is None else p.hT[c0:c1]
     return _astype(xp, xp.fft.rfft(hT, n=p.fft_len, axis=-1), cplx)
 
@@ -574,6 +643,32 @@ def _gate_rows(p: PreparedLayer, z: np.ndarray, out: np.ndarray) -> None:
         out += b1
     else:
         out[...] = b1
+
+
+#: Multiply-adds per GEMM call of the dense gate: calls this small stay in cache and run on the calling
+#: thread (OpenBLAS threads only larger ones; its threads and ours contend on a loaded machine).
+GATE_CALL = 1 << 18
+
+
+def _gate_rows_per_call(d: int) -> int:
+    """Rows of z per GEMM call of the dense gate (16 to 1024)."""
+    return max(16, min(1024, GATE_CALL // max(1, d * d)))
+
+
+def _dense_gate(p: PreparedLayer, z: np.ndarray, out: np.ndarray, r0: int, r1: int, g: np.ndarray) -> None:
+    """out[:, r0:r1] ⊙= z[:, r0:r1]·W + b1, ``len(g)`` rows per GEMM (``g`` a scratch (rows, d') buffer)."""
+    B, N, d = z.shape
+    WT = p.W.T  # W itself (p.W is stored transposed)
+    b1 = p.b1.T  # (N' or 1, d' or 1)
+    step = g.shape[0]
+    for b in range(B):
+        for i0 in range(r0, r1, step):
+            i1 = min(r1, i0 + step)
+            gi = g[: i1 - i0]
+            np.matmul(z[b, i0:i1], WT, out=gi)
+            gi += b1[i0:i1] if b1.shape[0] > 1 else b1
+            o = out[b, i0:i1]
+            o *= gi
 
 
 def _direct_rows(p: PreparedLayer, z: np.ndarray, out: np.ndarray, r0: int, r1: int, acc: np.ndarray,
@@ -658,8 +753,8 @@ class _Runner:
         """One layer on a (B, N', d') state on the CPU path, into ``out`` (a new array if None)."""
         B, N, d = z.shape
         out = np.empty_like(z) if out is None else out
-        _gate_rows(p, z, out)
         if p.direct:
+            _gate_rows(p, z, out)
             chunk = min(N, max(64, BLOCK_BYTES // (16 * max(1, B * d * z.dtype.itemsize))))
             spans = [(r0, min(N, r0 + chunk)) for r0 in range(0, N, chunk)]
 
@@ -672,14 +767,55 @@ class _Runner:
         F = p.fft_len
         width = CHANNEL_BLOCK
         blocks = [(c0, min(d, c0 + width)) for c0 in range(0, d, width)]
-        b2 = p.b2  # (d' or 1, N' or 1)
+        b1, b2 = p.b1, p.b2  # (d' or 1, N' or 1); b2 may be None
         cplx = self.prep.complex
+        dense = p.W is not None
+
+        def small_block(c0: int, c1: int) -> None:
+            """A tile of channels transformed together (one multi-row plan): few calls when F is small."""
+            rows = c1 - c0
+            plan = self._plan(rows, F)
+            inp = plan.inp  # (rows, F); the tail past N stays zero
+            if p.spectrum is not None:
+                H = p.spectrum[c0:c1]
+            else:
+                H = self.buffer("H", (rows, F // 2 + 1), cplx)
+                K = p.hT.shape[1]
+                inp[:, :K] = p.hT[c0:c1]
+                inp[:, K:N] = 0
+                if p.folded:
+                    np.multiply(plan.forward(), 1.0 / F, out=H)
+                else:
+                    H[...] = plan.forward()
+            g = self.buffer("g", (rows, N), z.dtype) if p.W_diag is not None else None
+            bb1 = _rows(b1, c0, c1)
+            bb2 = None if b2 is None else _rows(b2, c0, c1)
+            piece = max(TRANSPOSE_ROWS, (1 << 17) // rows)  # rows of z per transposed piece (≤ 1 MiB)
+            for b in range(B):
+                for i0 in range(0, N, piece):
+                    i1 = min(N, i0 + piece)
+                    inp[:, i0:i1] = z[b, i0:i1, c0:c1].T
+                if g is not None:
+                    np.multiply(inp[:, :N], p.W_diag[c0:c1], out=g)
+                    g += bb1
+                spec = plan.forward()
+                spec *= H
+                conv = plan.backward(spec, scaled=not p.folded)[:, :N]
+                if bb2 is not None:
+                    conv += bb2
+                if g is not None:
+                    conv *= g
+                elif not dense:
+                    conv *= bb1
+                for i0 in range(0, N, piece):
+                    i1 = min(N, i0 + piece)
+                    out[b, i0:i1, c0:c1] = conv[:, i0:i1].T
 
         def block(c0: int, c1: int) -> None:
             rows = c1 - c0
             plan = self._plan(1, F)
             tile = self.buffer("tile", (rows, N), z.dtype)
-            gate = self.buffer("gate", (rows, min(N, TRANSPOSE_ROWS)), z.dtype)
+            grow = self.buffer("grow", (N,), z.dtype) if p.W_diag is not None else None
             if p.spectrum is not None:
                 H = p.spectrum[c0:c1]
             else:  # not cached: the filter's spectrum for this block, in the run's precision
@@ -688,24 +824,44 @@ class _Runner:
                 for r in range(rows):
                     plan.inp[0, :K] = p.hT[c0 + r]
                     plan.inp[0, K:N] = 0
-                    H[r] = plan.forward()[0]
+                    if p.folded:
+                        np.multiply(plan.forward()[0], 1.0 / F, out=H[r])
+                    else:
+                        H[r] = plan.forward()[0]
             for b in range(B):
                 for i0 in range(0, N, TRANSPOSE_ROWS):  # transposed in cache-sized pieces
                     i1 = min(N, i0 + TRANSPOSE_ROWS)
                     tile[:, i0:i1] = z[b, i0:i1, c0:c1].T
                 for r in range(rows):
-                    plan.inp[0, :N] = tile[r]
+                    c = c0 + r
+                    row = tile[r]
+                    plan.inp[0, :N] = row
+                    if grow is not None:  # diagonal gate z_c·W_cc + b1_c, from the input row
+                        np.multiply(row, p.W_diag[c, 0], out=grow)
+                        grow += b1[c if b1.shape[0] > 1 else 0]
                     spec = plan.forward()
                     spec *= H[r]
-                    tile[r] = plan.backward(spec)[0, :N]
-                if b2 is not None:
-                    tile += _rows(b2, c0, c1)
-                for i0 in range(0, N, TRANSPOSE_ROWS):  # gate ⊙ conv, multiplied in the tile's layout
+                    conv = plan.backward(spec, scaled=not p.folded)[0, :N]
+                    if b2 is not None:
+                        np.add(conv, b2[c if b2.shape[0] > 1 else 0], out=row)
+                    else:
+                        row[...] = conv
+                    if grow is not None:
+                        row *= grow
+                    elif not dense:  # W = 0: the gate is b1
+                        row *= b1[c if b1.shape[0] > 1 else 0]
+                for i0 in range(0, N, TRANSPOSE_ROWS):  # back into the (B, N', d') layout
                     i1 = min(N, i0 + TRANSPOSE_ROWS)
-                    gate[:, : i1 - i0] = out[b, i0:i1, c0:c1].T
-                    gate[:, : i1 - i0] *= tile[:, i0:i1]
-                    out[b, i0:i1, c0:c1] = gate[:, : i1 - i0].T
-        self._map(block, blocks)
+                    out[b, i0:i1, c0:c1] = tile[:, i0:i1].T
+        small = CHANNEL_BLOCK * F * z.dtype.itemsize <= SMALL_TILE_BYTES
+        if small:  # as many channels per multi-row plan as fit SMALL_TILE_BYTES (one call per step, not per row)
+            wide = max(CHANNEL_BLOCK, min(d, SMALL_TILE_BYTES // (F * z.dtype.itemsize)))
+            blocks = [(c0, min(d, c0 + wide)) for c0 in range(0, d, wide)]
+        self._map(small_block if small else block, blocks)
+        if dense:  # out ⊙= z·W + b1, in row chunks small enough to stay in cache
+            step = _gate_rows_per_call(d)
+            self._map(lambda r0, r1: _dense_gate(p, z, out, r0, r1, self.buffer("g", (step, d), z.dtype)),
+                      [(r0, min(N, r0 + 64 * step)) for r0 in range(0, N, 64 * step)])
         return out
 
 
@@ -760,7 +916,8 @@ def _prepared(stack: Stack | Prepared, xp: Any, dtype: str, budget: Any = None) 
         return stack
     if not isinstance(stack, Stack):
         raise HypothesisError(f"stack: expected a Stack or Prepared, got {type(stack).__name__}")
-    return prepare(stack, xp, dtype, budget=budget)
+    # one run uses each spectrum once (for the whole batch): caching them would only cost memory
+    return prepare(stack, xp, dtype, budget=budget, cache_bytes=0)
 
 
 def _require_run(prep: Prepared, u: Any, budget: Any) -> None:
@@ -831,8 +988,9 @@ def error_bound_doc() -> str:
     return (
         "Bound (per layer, per channel j, max over the batch; ε the unit roundoff of the run's dtype,\n"
         "ε64 = 2^-53, F the FFT length, η = 7·ε·log2 F, η64 = 7·ε64·log2 F, after Higham Thm 24.2):\n"
-        "  FFT convolution of x with h (filter spectrum computed in float64, then rounded):\n"
-        "    |conv error| ≤ (2η + 3ε)·‖x‖₂‖h‖₁ + (η64 + ε)·‖x‖₁‖h‖₂   (‖X·e‖₂ ≤ ‖X‖∞‖e‖₂, ‖X‖∞ ≤ ‖x‖₁,\n"
+        "  FFT convolution of x with h (filter spectrum computed in float64 and rounded, or in the run's\n"
+        "  precision on the CPU path; one ε of the 4ε for the spectrum scaled by 1/F there):\n"
+        "    |conv error| ≤ (2η + 4ε)·‖x‖₂‖h‖₁ + (η64 + ε)·‖x‖₁‖h‖₂   (‖X·e‖₂ ≤ ‖X‖∞‖e‖₂, ‖X‖∞ ≤ ‖x‖₁,\n"
         "    ‖H‖∞ ≤ ‖h‖₁, Parseval), plus E·‖h‖₁ for an input already off by E (Young);\n"
         "  gate u·W + b1: E·Σ_i|W_ij| + γ_{d'+1}·(‖x‖∞·Σ_i|W_ij| + ‖b1‖∞);\n"
         "  product: |Δ(g·c)| ≤ |g|·Δc + |c|·Δg + Δg·Δc + ε·|g||c|, with |c| ≤ ‖x‖∞‖h‖₁ + ‖b2‖∞;\n"
@@ -874,7 +1032,7 @@ def _layer_bound(p: PreparedLayer, z: Any, E: float, xp: Any, dtype: str, real: 
     nm = {k: xp.asarray(v, dtype=f64) for k, v in p.norms.items()}
     h1, h2 = nm["h1"], nm["h2"]
     Mc = si * h1 + nm["b2"]
-    Ec = E * h1 + (2 * eta + 3 * eps) * s2 * h1 + (eta_h + eps) * s1 * h2 + eps * Mc
+    Ec = E * h1 + (2 * eta + 4 * eps) * s2 * h1 + (eta_h + eps) * s1 * h2 + eps * Mc
     x_inf = xp.max(si)
     Mg = x_inf * nm["Wcol1"] + nm["b1"]
     Eg = E * nm["Wcol1"] + gam * Mg

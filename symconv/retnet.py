@@ -13,7 +13,10 @@ z^n = W_Aᵀ (Σ_{i≤n} γ^{n−i} u[i,:]ᵀ u[i,:]) W_V.
 * :func:`retnet_circuit`: the circuit for y, in two forms: ``"recurrence"``
   (equation 6 gate by gate: depth Θ(N)) and ``"scan"`` (the same sums by a
   doubling scan, S ← S + γ^{2^b}·shift_{2^b}(S): depth O(log N));
-* :func:`retnet_model`: the circuit compiled by Theorem H.21.
+* :func:`retnet_model`: the circuit compiled by Theorem H.21;
+* :func:`symconv.constructions.retnet_direct.retnet_direct`: the same layer
+  built directly, not through Theorem H.21: four BaseConv layers on N' = N rows
+  and d' = d² + d channels (two layers, d' = 2, for d = 1).
 
 >>> import sympy
 >>> g = sympy.Symbol("gamma")

@@ -23,14 +23,16 @@ import itertools
 import math
 import re
 import statistics
+import time
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from .model import HypothesisError
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
 DEFAULT_MAX_SIZE = 8
-DEFAULT_TIME_BUDGET = 20.0
+DEFAULT_TIME_BUDGET = 20.0  # seconds per variant (the API's default)
+DEFAULT_TOTAL_BUDGET = 45.0  # seconds lifting caps may take in a whole `symconv verify --max-size K` (the CLI default)
 MAX_BOX = 1_000_000  # size assignments a sweep may enumerate before any is checked
 
 
@@ -142,21 +144,82 @@ def _ranges(params: Sequence[SizeParam], max_size: int, raised: frozenset) -> li
     return out
 
 
+def _cap_bound(params: Sequence[SizeParam], ranges: list, live: Sequence[Cap]) -> int:
+    """An upper bound on the assignments within ``ranges`` and the product caps (no enumeration)."""
+    lo = {p.name: p.lo for p in params}
+    total = 1
+    for p, r in zip(params, ranges):
+        top = r.stop - 1
+        for c in live:
+            if p.name in c.names:
+                others = [lo.get(n, 0) for n in c.names if n != p.name]
+                if all(v >= 1 for v in others):
+                    top = min(top, c.limit // math.prod(others))
+        total *= max(0, top - r.start + 1)
+    return total
+
+
+class OutOfTime(Exception):
+    """The enumeration of a box passed its deadline."""
+
+
 def enumerate_box(params: Sequence[SizeParam], caps: Sequence[Cap], max_size: int,
-                  admits: Callable[[Mapping[str, int]], bool], raised: frozenset = frozenset()) -> list:
-    """Every size assignment within the ranges and caps (``raised``: names of lifted caps), small first."""
+                  admits: Callable[[Mapping[str, int]], bool], raised: frozenset = frozenset(),
+                  deadline: float | None = None) -> list:
+    """Every size assignment within the ranges and caps (``raised``: names of lifted caps), small first.
+
+    The product caps prune the enumeration: a range stops at the first value that breaks a cap
+    whatever the sizes not yet chosen.  ``deadline`` (a ``time.perf_counter()`` value): raise
+    :class:`OutOfTime` when passed.
+    """
     names = [p.name for p in params]
     live = [c for c in caps if c.text not in raised]
     ranges = _ranges(params, max_size, raised)
-    total = math.prod(len(r) for r in ranges)
+    total = _cap_bound(params, ranges, live)
     if total > MAX_BOX:
         raise BoxTooLarge(f"max_size: a box of {total} size assignments (sizes {', '.join(names)} up to "
                               f"{max_size}) is more than {MAX_BOX} to enumerate; lower --max-size")
-    pts = []
-    for combo in itertools.product(*ranges):
-        z = dict(zip(names, combo))
-        if all(c.value(z) <= c.limit for c in live) and admits(z):
-            pts.append(z)
+    lo = {p.name: p.lo for p in params}
+    pos = {n: i for i, n in enumerate(names)}
+    # per depth i: the caps on params[i], with the members chosen before it and the least values of the rest
+    at_depth = []
+    for i, n in enumerate(names):
+        mine = []
+        for c in live:
+            if n in c.names and all(m in pos for m in c.names):
+                before = tuple(m for m in c.names if m != n and pos[m] < i)
+                after = math.prod(lo[m] for m in c.names if m != n and pos[m] > i)
+                mine.append((c.limit, before, after, c.names.count(n)))
+        at_depth.append(mine)
+    pts: list = []
+    z: dict = {}
+    leaves = [0]
+
+    def walk(i: int) -> None:
+        if i == len(names):
+            leaves[0] += 1
+            if deadline is not None and not leaves[0] % 512 and time.perf_counter() > deadline:
+                raise OutOfTime
+            if all(c.value(z) <= c.limit for c in live) and admits(z):
+                pts.append(dict(z))
+            return
+        n = names[i]
+        for v in ranges[i]:
+            z[n] = v
+            stop = skip = False
+            for limit, before, after, times in at_depth[i]:
+                low = v ** times * after * math.prod(z[m] for m in before)
+                if low > limit:
+                    skip = True
+                    if v > 0 and after > 0 and all(z[m] > 0 for m in before):
+                        stop = True  # increasing in v from here on
+            if stop:
+                break
+            if not skip:
+                walk(i + 1)
+        z.pop(n, None)
+
+    walk(0)
     pts.sort(key=lambda s: (sum(s.values()), tuple(s.values())))
     return pts
 
@@ -273,50 +336,152 @@ def fit_rate(timed: Sequence[tuple], cost: Callable[[Mapping[str, int]], float])
     return statistics.median(t / max(c, 1e-12) for c, t in top)
 
 
+class TimeBudget:
+    """Seconds of extra checking that lifting cost caps may take, shared by the variants of one run.
+
+    Each variant is allotted up to four times what is left divided by the
+    variants still to come (:meth:`allot`), so time one variant does not use
+    passes on to the next; :meth:`spend` records what it really took.  The
+    total is never exceeded by more than one size point's time.
+
+    >>> b = TimeBudget(60, parts=8)
+    >>> b.allot(); b.spend(10.0); b.allot()
+    30.0
+    28.571428571428573
+    """
+
+    GREED = 4  # a variant may take several even shares: most variants spend none
+
+    def __init__(self, total_s: float, parts: int = 1) -> None:
+        if isinstance(total_s, bool) or not isinstance(total_s, (int, float)) or not total_s > 0:
+            raise HypothesisError(f"time_budget: must be a positive number of seconds, got {total_s!r}")
+        self.total = float(total_s)
+        self.left = float(total_s)
+        self.parts = max(1, int(parts))
+
+    def allot(self) -> float:
+        """This variant's share: up to ``GREED`` times what is left over the variants still to come."""
+        left = max(0.0, self.left)
+        return min(left, self.GREED * left / self.parts)
+
+    def spend(self, seconds: float) -> None:
+        """One variant is done, having spent ``seconds`` lifting caps."""
+        self.left -= max(0.0, seconds)
+        self.parts = max(1, self.parts - 1)
+
+
 @dataclass(frozen=True)
 class Plan:
-    """The points of a sweep after deciding which caps ``--max-size`` may lift (see :func:`plan_raise`)."""
+    """The outcome of lifting caps (see :func:`plan_raise`): the extra points checked and kept, small
+    first, the status of every cap, and the seconds spent."""
 
-    extra: tuple = field(default_factory=tuple)  # the additional points, small first
+    extra: tuple = field(default_factory=tuple)
     statuses: tuple = ()
+    seconds: float = 0.0
+
+
+def _key(z: Mapping[str, int]) -> tuple:
+    return tuple(sorted(z.items()))
 
 
 def plan_raise(params: Sequence[SizeParam], caps: Sequence[Cap], max_size: int,
                admits: Callable[[Mapping[str, int]], bool], done: Sequence[Mapping[str, int]],
                timed: Sequence[tuple], cost: Callable[[Mapping[str, int]], float] | None,
-               budget_s: float, raise_caps: bool) -> Plan:
-    """Decide, cap by cap, whether lifting it to ``max_size`` fits the time budget.
+               budget_s: float, raise_caps: bool,
+               check: Callable[[list], Iterable[tuple]] | None = None) -> Plan:
+    """Decide, cap by cap, whether lifting it to ``max_size`` fits the time budget, and lift it.
 
     Without ``raise_caps`` nothing is lifted; each cap's status still carries
-    the estimated time of lifting it.  With it, caps are tried in order and a
-    cap is lifted when the estimated time of all the extra points so far stays
-    within ``budget_s``; otherwise it is kept, and its status says why.
+    the estimated time of lifting it.  With it, caps are tried in order: the
+    points a cap adds are estimated (seconds per unit of ``cost``, fitted on the
+    points timed so far) and, if the estimate fits what is left of
+    ``budget_s``, checked small first by ``check(points)``, which yields
+    ``(sizes, seconds, decisive)`` per point.  Before each point the estimate
+    is refitted on every point timed so far; when the next point would pass
+    the budget the lift stops and the cap is *kept*: its points are dropped
+    from the box (kept only if one of them is ``decisive``, i.e. changes the
+    verdict) and its status says why.  A cap whose lifted box would be too
+    large to enumerate is kept too.  ``Plan.extra`` lists the points kept.
     """
+    t0 = time.perf_counter()
     cost = cost or default_cost
-    rate = fit_rate(timed, cost)
-    seen = {tuple(sorted(z.items())) for z in done}
+    timed = list(timed)
+    known: dict = {}  # admits(z), once per size point: every cap's box repeats most points
+
+    def admits_once(z: Mapping[str, int]) -> bool:
+        k = tuple(z.values())
+        r = known.get(k)
+        if r is None:
+            r = known[k] = bool(admits(z))
+        return r
+
+    seen = {_key(z) for z in done}
     keys = cap_names(params, caps, max_size)
 
     def extra_for(raised: frozenset) -> list:
-        return [z for z in enumerate_box(params, caps, max_size, admits, raised)
-                if tuple(sorted(z.items())) not in seen]
+        deadline = t0 + budget_s if raise_caps else None
+        return [z for z in enumerate_box(params, caps, max_size, admits_once, raised, deadline)
+                if _key(z) not in seen]
 
     def estimate(points: list) -> float | None:
+        rate = fit_rate(timed, cost)
         return None if rate is None else rate * sum(cost(z) for z in points)
 
-    statuses, raised = [], frozenset()
+    too_big = f"kept: lifting it would enumerate more than {MAX_BOX} size assignments"
+    statuses, raised, kept_pts = [], frozenset(), []
     for k in keys:
-        alone = estimate(extra_for(frozenset({k})))
-        if not raise_caps:
-            statuses.append(CapStatus(cap_text(params, k), False, alone))
+        text = cap_text(params, k)
+        trial = frozenset({k}) if not raise_caps else raised | {k}
+        try:
+            pts = extra_for(trial)
+        except BoxTooLarge:
+            statuses.append(CapStatus(text, False, None, too_big))
             continue
-        trial = raised | {k}
-        est = estimate(extra_for(trial))
-        if est is not None and est <= budget_s:
-            raised = trial
-            statuses.append(CapStatus(cap_text(params, k), True, est))
-        else:
-            why = (f"kept: lifting it would take est. {fmt_seconds(est)}, over the time budget of "
-                   f"{fmt_seconds(budget_s)} (--time-budget)") if est is not None else "kept: no timing to estimate from"
-            statuses.append(CapStatus(cap_text(params, k), False, est, why))
-    return Plan(tuple(extra_for(raised)) if raised else (), tuple(statuses))
+        except OutOfTime:
+            statuses.append(CapStatus(text, False, None, "kept: its sizes could not be listed within the time "
+                                      f"budget of {fmt_seconds(budget_s)} (--time-budget)"))
+            continue
+        est = estimate(pts)
+        if not raise_caps:
+            statuses.append(CapStatus(text, False, est))
+            continue
+        left = budget_s - (time.perf_counter() - t0)
+        if est is None or est > left:
+            why = (f"kept: lifting it would take est. {fmt_seconds(est)}, over the time budget left to this "
+                   f"variant ({fmt_seconds(max(0.0, left))} of {fmt_seconds(budget_s)}; --time-budget)"
+                   if est is not None else "kept: no timing to estimate from")
+            if est is not None and left <= 0.05:
+                why = (f"kept: lifting it would take est. {fmt_seconds(est)}, over the time budget: none is left "
+                       "to this variant (--time-budget)")
+            statuses.append(CapStatus(text, False, est, why))
+            continue
+        done_now, decisive, stopped = [], False, False
+        results = iter(check(pts)) if check is not None and pts else iter(())
+        for i, z in enumerate(pts):
+            rate = fit_rate(timed, cost)
+            left = budget_s - (time.perf_counter() - t0)
+            if i and rate is not None and rate * cost(z) > left:
+                stopped = True
+                break
+            zz, secs, dec = next(results)
+            timed.append((zz, secs))
+            done_now.append(zz)
+            decisive = decisive or bool(dec)
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()
+        if stopped:
+            if decisive:
+                kept_pts += done_now
+                seen.update(_key(z) for z in done_now)
+            why = (f"kept: lifting it stopped after {len(done_now)} of {len(pts)} extra points "
+                   f"({fmt_seconds(time.perf_counter() - t0)} spent), as the next would pass the time budget of "
+                   f"{fmt_seconds(budget_s)} (--time-budget); est. was {fmt_seconds(est)}"
+                   + ("; those checked are in the box, as one of them fails" if decisive else ""))
+            statuses.append(CapStatus(text, False, est, why))
+            continue
+        raised = trial
+        kept_pts += done_now
+        seen.update(_key(z) for z in done_now)
+        statuses.append(CapStatus(text, True, est))
+    return Plan(tuple(kept_pts), tuple(statuses), time.perf_counter() - t0)

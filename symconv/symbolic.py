@@ -27,6 +27,7 @@ Example:
 """
 from __future__ import annotations
 
+import bisect
 import contextlib
 import os
 from dataclasses import dataclass
@@ -581,21 +582,44 @@ class LayerParams:
     b2: tuple
 
 
-def _convert_array(R: Any, a: np.ndarray) -> np.ndarray:
-    out = np.empty(a.shape, dtype=object)
+def _convert_columns(R: Any, a: np.ndarray) -> list:
+    """The columns of a parameter array as lists of elements of R (each distinct value converted once)."""
+    zero = R.zero
     memo: dict = {}
-    for idx, v in np.ndenumerate(a):
-        try:
-            key = (type(v), v)
-            r = memo.get(key)
-        except TypeError:
-            key, r = None, None
-        if r is None:
-            r = to_ring(R, v)
-            if key is not None:
-                memo[key] = r
-        out[idx] = r
-    return out
+    cols = []
+    if a.dtype.kind in "iuf":  # numbers: only the nonzero entries are converted
+        for j in range(a.shape[1]):
+            col = a[:, j]
+            nz = np.flatnonzero(col)
+            out = [zero] * len(col)
+            for i, v in zip(nz.tolist(), col[nz].tolist()):
+                r = memo.get(v)
+                if r is None:
+                    r = memo[v] = to_ring(R, v)
+                out[i] = r
+            cols.append(out)
+        return cols
+    for col in a.T.tolist():
+        out = []
+        for v in col:
+            if v is _ZERO or (v.__class__ is int and v == 0):
+                out.append(zero)
+                continue
+            try:
+                key = (v.__class__, v)
+                r = memo.get(key)
+            except TypeError:
+                key, r = None, None
+            if r is None:
+                r = to_ring(R, v)
+                if key is not None:
+                    memo[key] = r
+            out.append(r)
+        cols.append(out)
+    return cols
+
+
+_ZERO = sympy.S.Zero
 
 
 def _pairs(R: Any, ops: _Ops, vals: Sequence[Any]) -> tuple:
@@ -614,14 +638,13 @@ def _pairs(R: Any, ops: _Ops, vals: Sequence[Any]) -> tuple:
     return tuple(out)
 
 
-def _bias(a: np.ndarray, j: int, rows: int) -> Any:
-    jj = j if a.shape[1] > 1 else 0
-    if a.shape[0] == 1:
-        return a[0, jj]
-    col = tuple(a[:, jj])
+def _bias(cols: list, j: int, rows: int) -> Any:
+    col = cols[j if len(cols) > 1 else 0]
+    if len(col) == 1:
+        return col[0]
     if len(col) != rows:
         raise HypothesisError(f"bias: has {len(col)} rows, the state has {rows}")
-    return col
+    return tuple(col)
 
 
 _PARAMS: dict = {}
@@ -635,12 +658,12 @@ def layer_params(layer: Layer, R: Any, N_int: int) -> LayerParams:
         return hit[2]
     ops = _Ops(R)
     d = layer.W.shape[0]
-    W = _convert_array(R, layer.W)
-    h = _convert_array(R, layer.h)
-    b1 = _convert_array(R, layer.b1)
-    b2 = _convert_array(R, layer.b2)
-    taps = tuple(_pairs(R, ops, list(h[:, j if h.shape[1] > 1 else 0])) for j in range(d))
-    Wc = tuple(_pairs(R, ops, list(W[:, j])) for j in range(d))
+    W = _convert_columns(R, layer.W)
+    h = _convert_columns(R, layer.h)
+    b1 = _convert_columns(R, layer.b1)
+    b2 = _convert_columns(R, layer.b2)
+    taps = tuple(_pairs(R, ops, h[j if len(h) > 1 else 0]) for j in range(d))
+    Wc = tuple(_pairs(R, ops, W[j]) for j in range(d))
     p = LayerParams(taps, Wc, tuple(_bias(b1, j, N_int) for j in range(d)),
                     tuple(_bias(b2, j, N_int) for j in range(d)))
     if len(_PARAMS) > 512:
@@ -668,6 +691,12 @@ def scale(c: Any, v: Any) -> Any:
     return c * v
 
 
+def _is_one(c: Any) -> bool:
+    if isinstance(c, PolyElement):
+        return c.is_ground and c.LC == 1 if c else False
+    return c.is_one()
+
+
 def _mul(v: Any, c: Any, is_scalar: bool, flint: bool) -> Any:
     if c is None:
         return v
@@ -678,24 +707,27 @@ def _mul(v: Any, c: Any, is_scalar: bool, flint: bool) -> Any:
 
 def _convolve_pairs(taps: tuple, u: Sequence[Any], N: int, mode: str, R: Any, flint: bool) -> list:
     acc: list = [None] * N
-    vals = [(i, v) for i, v in enumerate(u) if v]
+    idx = [i for i, v in enumerate(u) if v]
+    vs = [u[i] for i in idx]
     circular = mode == "circular"
     for k, c, is_scalar in taps:
-        for i, v in vals:
-            pos = i + k
-            if pos >= N:
-                if not circular:
-                    break
-                pos %= N
-            if c is None:
-                t = v
-            elif is_scalar:
-                t = v * c if flint else v.mul_ground(c)
-            else:
-                t = c * v
-            a = acc[pos]
+        if circular:
+            pos = [(i + k) % N for i in idx]
+            sel = vs
+        else:  # causal: the terms that land below X^N
+            m = bisect.bisect_left(idx, N - k)
+            pos = [i + k for i in idx[:m]]
+            sel = vs[:m] if m < len(vs) else vs
+        if c is None:
+            ts = sel
+        elif is_scalar:
+            ts = [v * c for v in sel] if flint else [v.mul_ground(c) for v in sel]
+        else:
+            ts = [c * v for v in sel]
+        for p, t in zip(pos, ts):
+            a = acc[p]
             if a is None:
-                acc[pos] = [t]
+                acc[p] = [t]
             else:
                 a.append(t)
     zero = R.zero  # sums of many terms pairwise: each addition merges operands of similar size
@@ -734,6 +766,16 @@ def apply_layer(layer: Layer, state: ExactSeq) -> ExactSeq:
             second = conv
         wj = P.W[j]
         b1_rows = isinstance(b1, tuple)
+        if not wj:  # the gate is b1 alone (a mask or a constant): no sum per row
+            if b1_rows:
+                cols.append(tuple(scale(g, s) if s and g else zero for g, s in zip(b1, second)))
+            elif not b1:
+                cols.append((zero,) * N)
+            elif _is_one(b1):
+                cols.append(tuple(s if s else zero for s in second))
+            else:
+                cols.append(tuple(scale(b1, s) if s else zero for s in second))
+            continue
         col = []
         for i in range(N):
             s = second[i]

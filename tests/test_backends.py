@@ -128,3 +128,24 @@ def test_huge_symbolic_state_is_refused_before_allocating():
     inst = Instance(sym("y", 2), st, sym("y", 2))
     with pytest.raises(HypothesisError, match=r"instance: exact state .*needs .*GiB, over the memory budget"):
         check_instance(inst, {}, budget="1GiB")
+
+
+@pytest.mark.parametrize("backend", ["sympy", "flint"])
+def test_layer_parameters_convert_entry_by_entry_alike(backend):
+    """Numeric arrays convert only their nonzero entries; the columns equal to_ring of every entry."""
+    import numpy as np
+    import sympy
+
+    from symconv.symbolic import _convert_columns, make_ring, to_ring
+
+    if backend == "flint" and not symbolic.have_flint():
+        pytest.skip("python-flint not installed")
+    x = sympy.Symbol("x")
+    R = make_ring([x], backend=backend)
+    arrays = [np.array([[0, 3], [-2, 0], [0, 1]], dtype=np.int8), np.array([[0.5, 0.0], [0.0, -1.25]]),
+              np.array([[0, x], [sympy.Rational(1, 3), sympy.S.Zero]], dtype=object)]
+    for a in arrays:
+        cols = _convert_columns(R, a)
+        assert cols == [[to_ring(R, a[i, j]) for i in range(a.shape[0])] for j in range(a.shape[1])]
+    with pytest.raises(HypothesisError, match="booleans"):
+        _convert_columns(R, np.array([[True]], dtype=object))

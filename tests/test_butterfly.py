@@ -7,7 +7,9 @@ import sympy
 
 from symconv import HypothesisError, sym, verify
 from symconv.constructions.butterfly import (Butterfly, ButterflyFactorMatrix, butterfly_layer_count,
-                                             compile_butterfly, compile_butterfly_factor, compile_factors,
+                                             butterfly_narrow_layer_count, compile_butterfly,
+                                             compile_butterfly_factor, compile_butterfly_factor_narrow,
+                                             compile_butterfly_narrow, compile_factors, compile_factors_narrow,
                                              from_row_major, prop_h15_table, random_butterfly, random_factor,
                                              row_major, symbolic_butterfly, symbolic_factor)
 from symconv.dependency import dependencies, generic_dependencies, missing
@@ -141,6 +143,9 @@ def test_proof_verdicts_match_records():
     verdicts = [v for c in claims for v in verify(c, max_size=8)]
     assert all(v.ok for v in verdicts), [(v.name, v.variant, v.verdict) for v in verdicts if not v.ok]
     assert {v.verdict for v in verdicts} == {"holds", "fails"}
+    narrow = [v for v in verdicts if v.variant == "d' = d"]
+    assert [v.name for v in narrow] == ["butterfly_factor_matrix", "butterfly_matrix"]
+    assert all(v.verdict == "holds" and v.sizes_checked >= 4 for v in narrow)
 
 
 def test_numeric_hooks():
@@ -157,7 +162,120 @@ def test_numeric_hooks():
 def test_bench_suite_small():
     from symconv.bench import butterfly
     args = argparse.Namespace(min_log=6, max_log=8, step=2, d=4, batch=2, e=2, w=2, kaleidoscope_max_log=8,
-                              chunk=3, seed=0)
+                              chunk=3, seed=0, ratio_max_log=2, ratios_only=False, plot=None)
     recs = butterfly.run(args)
     errs = [r for r in recs if r.name.endswith("relative error")]
-    assert len(errs) == 6 and all(r.ok for r in errs)
+    assert len(errs) == 12 and all(r.ok for r in errs)
+    narrow = [r for r in errs if "d' = d:" in r.name]
+    assert len(narrow) == 6 and all("N', d') = (16, " in r.detail or "N', d') = (32, " in r.detail
+                                    or "N', d') = (64, " in r.detail or "N', d') = (128, " in r.detail
+                                    for r in narrow)
+
+
+def test_bench_signature_ratios():
+    from symconv.bench import butterfly
+    args = argparse.Namespace(ratio_max_log=6, e=2, w=1)
+    recs, series = butterfly.signature_ratios(args)
+    by = {r.name: r for r in recs}
+    # B^(nd) at n = 2, d = 2 on d' = d: 2·log d + 3·log n = 5 layers against 5·log(nd) = 10, N' = 2n, d' = d
+    assert by["L ratio: H.16(2) B^(nd) [d' = d], n=2, d=2"].value == 0.5
+    assert by["N' ratio: H.16(2) B^(nd) [d' = d], n=2, d=2"].value == 2
+    assert by["d' ratio: H.16(2) B^(nd) [d' = d], n=2, d=2"].value == 1
+    assert by["d' ratio: H.16(2) B^(nd) [d' = 3d], n=2, d=2"].value == 3
+    # H.18 at n = 2, d = 8, e = 2: 2·(2·3 + 3·2) = 24 layers against 10·log(32) = 50
+    assert by["L ratio: H.18 (BB*)^1_2 [d' = d], n=2, d=8, e=2, w=1"].value == 24 / 50
+    assert all(r.ok is not False for r in recs)
+    assert all(r.value is None or r.value == r.value for r in recs)           # no NaN
+    assert set(series) == {"L", "N'", "d'"} and series["d'"]
+    h20 = [r for r in recs if r.name.startswith("d' ratio: H.20") and "d' = d]" in r.name]
+    assert h20 and all(r.value == 1 for r in h20)
+
+
+def full_state(stack, u):
+    """Every N'×d' entry after the stack, by a plain loop over layers (causal or circular)."""
+    z = np.zeros((stack.N_int, stack.d_int))
+    z[:stack.N, :stack.d] = u
+    for l in stack.layers:
+        W, h = np.asarray(l.W, float), np.asarray(l.h, float)
+        conv = np.zeros_like(z)
+        for t in range(h.shape[0]):
+            shifted = np.roll(z, t, axis=0)
+            if l.conv == "causal":
+                shifted[:t] = 0
+            conv += h[t] * shifted
+        z = (z @ W + np.asarray(l.b1, float)) * (conv + np.asarray(l.b2, float))
+    return z
+
+
+@pytest.mark.parametrize("n,d", SHAPES)
+def test_narrow_factor_every_k(n, d):
+    u = RNG.standard_normal((n, d))
+    for t in range(int(np.log2(n * d))):
+        F = random_factor(n * d, 2 << t, RNG)
+        s = compile_butterfly_factor_narrow(F, n, d)
+        assert (s.L, s.N_int, s.d_int) == (3, 2 * n, d)
+        z = full_state(s, u)
+        assert np.abs(z[:n] - F.apply(u.ravel()).reshape(n, d)).max() < 1e-12
+        assert not z[n:].any()                              # the spare rows end clean
+
+
+@pytest.mark.parametrize("n,d", SHAPES)
+def test_narrow_butterfly_numeric_and_count(n, d):
+    B = random_butterfly(n * d, RNG)
+    u = RNG.standard_normal((3, n, d))
+    s = compile_butterfly_narrow(B, n, d)
+    lg = lambda v: int(v).bit_length() - 1
+    assert s.L == butterfly_narrow_layer_count(n, d) == 2 * lg(d) + 3 * lg(n) + (n == 1)
+    assert (s.N_int, s.d_int) == (2 * n, d)
+    assert np.abs(run(s, u) - from_row_major(B.apply(row_major(u)), n, d)).max() < 1e-12
+
+
+def test_narrow_butterfly_exact():
+    n, d = 4, 2
+    B = symbolic_butterfly(n * d, "b")
+    u = sym("u", n, d)
+    out = evaluate(compile_butterfly_narrow(B, n, d), u)
+    exp = from_row_major(B.apply(row_major(u.entries)), n, d)
+    assert all(sympy.expand(a - b) == 0 for a, b in zip(out.entries.flat, exp.flat))
+
+
+def test_narrow_pieces_compose_on_the_vector():
+    """Factors compiled in two pieces (each ending clean) compose to the whole product."""
+    from symconv import compose
+    n, d = 4, 4
+    B = random_butterfly(n * d, RNG)
+    fs = B.applied()
+    s = compose(compile_factors_narrow(fs[:2], n, d), compile_factors_narrow(fs[2:], n, d))
+    u = RNG.standard_normal((1, n, d))
+    assert np.abs(run(s, u) - from_row_major(B.apply(row_major(u)), n, d)).max() < 1e-12
+
+
+@pytest.mark.parametrize("bad, words", [
+    (lambda: compile_factors_narrow([], 2, 2), "factors: need at least one"),
+    (lambda: compile_factors_narrow([random_factor(8, 2, RNG)], 2, 2, D=1), "D: grid width 1 is below"),
+    (lambda: compile_factors_narrow([random_factor(8, 2, RNG)], 8, 2), "n: the vector of length 8"),
+    (lambda: compile_butterfly_narrow(random_butterfly(8, RNG), 2, 2), "n, d:"),
+    (lambda: compile_butterfly_factor_narrow(random_butterfly(8, RNG), 4, 2), "F: expected"),
+])
+def test_narrow_bad_input(bad, words):
+    with pytest.raises(HypothesisError, match=words):
+        bad()
+
+
+def test_bench_cli_json(capsys):
+    import json
+    from symconv.cli import main
+    rc = main(["bench", "butterfly", "--ratios-only", "--ratio-max-log", "2", "--format", "json"])
+    recs = json.loads(capsys.readouterr().out)
+    assert rc == 0 and recs and all(set(r) >= {"name", "value", "target", "ok"} for r in recs)
+
+
+def test_bench_plot(tmp_path):
+    pytest.importorskip("matplotlib")
+    from symconv.bench import butterfly
+    png = tmp_path / "ratios.png"
+    one = {"H.16(2) B^(nd) [d' = d] d=2": [(4, 0.5), (16, 0.6)], "H.16(2) B^(nd) [d' = 3d] d=2": [(4, 0.4)]}
+    butterfly.plot_ratios({"L": one, "N'": one, "d'": one}, str(png))
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(HypothesisError, match="plot: nothing to draw"):
+        butterfly.plot_ratios({"L": {}, "N'": {}, "d'": {}}, str(tmp_path / "empty.png"))

@@ -198,14 +198,67 @@ def test_fft_limb_convolution_is_exact_where_float_rounding_alone_would_not_be()
         assert np.array_equal(got, exact.convolve_mod(x, h, P, "causal", "ntt")), N
 
 
-def test_fft_plan_keeps_every_limb_product_under_one_half():
-    hb = exact._balanced(np.random.default_rng(0).integers(0, P, (1, 1 << 16)), P)
-    bx, bh = exact._fft_plan(1 << 16, 1 << 16, P, hb, 1 << 17)
-    limb = lambda b, m: 2.0 ** (b - 1) if b < 32 else m  # noqa: E731
-    hl = limb(bh, float(np.max(np.abs(hb))))
-    N = K = 1 << 16
-    bound = exact.fft_conv_bound(limb(bx, 0) * N, limb(bx, 0) * N ** 0.5, hl * K, hl * K ** 0.5, 1 << 17)
-    assert bound < 0.5 and bh < 32  # full residues in the filter: it is split too
+def test_fft_plan_splits_full_residues_and_its_proved_bound_is_below_one_half():
+    rng = np.random.default_rng(0)
+    N = 1 << 14
+    x, h = rng.integers(0, P, (1, 2, N)), rng.integers(0, P, (2, N))
+    stats = {}
+    got = exact._conv_fft(x, h, P, keep=N, stats=stats)
+    assert np.array_equal(got, exact.convolve_mod(x, h, P, "causal", "ntt"))
+    assert len(stats["plans"]) == 2  # one plan per channel, no retry on random data
+    for _, plan, bound in stats["plans"]:
+        assert plan.h_bits == plan.x_bits and plan.h_count > 1 and 0 < bound < 0.5
+        assert plan.transforms == plan.x_count + plan.x_count + plan.h_count - 1  # one inverse per weight 2^e
+    # a 0/1 filter is not split
+    stats = {}
+    exact._conv_fft(x, rng.integers(0, 2, (2, N)), P, keep=N, stats=stats)
+    assert all(plan.h_bits == 0 and plan.h_count == 1 for _, plan, _ in stats["plans"])
+
+
+def test_fft_replans_when_the_data_defeats_the_random_like_guess():
+    # every digit at its extreme, alternating in sign: the spectrum peaks at N·D (not ~√(N ln F)·D)
+    N, R = 1 << 12, P // 2
+    x = np.where(np.arange(N) % 2 == 0, R, P - R).reshape(1, 1, N)
+    h = np.full((1, N), R)
+    stats = {}
+    got = exact._conv_fft(x, h, P, keep=N, stats=stats)
+    assert np.array_equal(got, exact.convolve_mod(x, h, P, "causal", "ntt"))
+    bounds = [b for _, plan, b in stats["plans"] if plan != "ntt"]
+    assert bounds[0] >= 0.5 and len(stats["plans"]) >= 2  # the first plan's proved bound failed: replanned
+    assert stats["plans"][-1][1] == "ntt" or bounds[-1] < 0.5
+
+
+def test_limb_pair_bound_covers_the_measured_error_of_a_float_convolution():
+    # large integer digits, so the float64 FFT's error is measurable; the bound must exceed it
+    import math
+    import scipy.fft as sf
+
+    rng = np.random.default_rng(3)
+    N, F = 1 << 12, 1 << 13
+    for D in (1 << 14, 1 << 18):
+        x, h = rng.integers(-D, D + 1, N), rng.integers(-D, D + 1, N)
+        exact_c = np.convolve(x, h)  # int64, |c| < 2^49
+        X, H = sf.rfft(x.astype(float), F), sf.rfft(h.astype(float), F)
+        c = sf.irfft(X * H, F)[: 2 * N - 1]
+        err = float(np.max(np.abs(c - exact_c)))
+        bound = exact.limb_pair_bound(math.sqrt(float(x @ x)), float(np.max(np.abs(X))),
+                                      math.sqrt(float(h @ h)), float(np.max(np.abs(H))), F, 1)
+        assert 0 < err <= bound, (D, err, bound)
+
+
+def test_digits_and_reductions_are_exact_at_the_extremes():
+    R = P // 2
+    a = np.array([0, 1, -1, R, -R, R - 1, 12345678, -987654321], dtype=np.int64)
+    for bits in (4, 11, 13, 16, 26):
+        ds = list(exact._digits(a, bits, len(exact._digit_bounds(R, bits))))
+        assert sum(d * (1 << (bits * k)) for k, d in enumerate(ds)).tolist() == a.tolist()
+        for d, bound in zip(ds, exact._digit_bounds(R, bits)):
+            assert np.max(np.abs(d)) <= bound
+    big = np.array([2 ** 62, -(2 ** 62), 2 ** 63 - 1, -(2 ** 63) + 1, 5, -5], dtype=np.int64)
+    assert exact._reduce_int(big, P).tolist() == [int(v) % P for v in big]
+    f = np.array([2.0 ** 52 - 1, -(2.0 ** 52) + 1, 3.0 * P, -7.0])
+    t = exact._reduce_float(f, P)
+    assert [int(v) % P for v in t] == [int(v) % P for v in f] and np.all(np.abs(t) <= P // 2 + 1)
 
 
 def test_huge_modular_run_is_refused_before_allocating():

@@ -57,6 +57,20 @@ def test_numeric_matches_exact_on_integers():
     assert np.abs(exact).max() > 10 and np.max(np.abs(got - exact)) <= 1e-12 * np.abs(exact).max()
 
 
+def test_numeric_fft_path_matches_exact():
+    # 48 taps > numeric.DIRECT_TAPS: the convolution goes through FFTs, not the direct sum
+    rng = np.random.default_rng(5)
+    N, d = 80, 2
+    layers = tuple(HyenaLayer(W=rng.integers(-1, 2, (d, d)), b=rng.integers(-1, 2, (N + 8, d)),
+                              h=rng.integers(-1, 2, (48, d))) for _ in range(2))
+    m = HyenaStack(N, d, layers, N_int=N + 8)
+    u = rng.integers(-2, 3, (N, d))
+    from symconv.blocks import from_array
+    exact = np.array(evaluate(m, from_array(u.astype(object))).entries.tolist(), dtype=float)
+    got = run(m, u.astype(float))
+    assert np.abs(exact).max() > 100 and np.max(np.abs(got - exact)) <= 1e-10 * np.abs(exact).max()
+
+
 @pytest.mark.parametrize("make, match", [
     (lambda: HyenaLayer(W=[[1, 0]], b=[[0]], h=[[1]]), "W: must be square"),
     (lambda: HyenaLayer(W=[[1]], b=[[0]], h=[[1]], conv="fft"), "conv: unknown convolution mode"),
@@ -84,6 +98,25 @@ def test_corrected_signature_and_steps_outside_the_sweep():
     m = H12.hyena_model(dict(N=4, Np=8, L=2, d=1))
     sig = baseconv_from_hyena(m).signature
     assert (sig.L, sig.N_int) == (3 * 2 + 1, 8 + 4) and sig.L <= 5 * 2
+
+
+def test_narrow_claim_is_proved_on_3n_rows_and_says_the_row_count_is_open():
+    v = verify(NARROW, max_size=8)[0]
+    assert (v.verdict, v.scope) == ("holds", "all sizes")
+    assert "2N - Np - 1 >= 0" in v.parametric  # the proof used the narrow hypothesis N' < 2N
+    assert "open" in NARROW.statement and "open" in v.note
+    for z in (dict(N=2, Np=2, L=2, d=1), dict(N=3, Np=5, L=1, d=2)):
+        built = H12.build_hyena_to_baseconv(z).stack.N_int
+        assert built == 3 * z["N"] > z["Np"] + z["N"]
+
+
+def test_hyena_rows():
+    from symconv.constructions.hyena import hyena_rows
+    assert [hyena_rows(4, n) for n in (4, 7, 8, 9)] == [12, 12, 12, 13]
+    with pytest.raises(HypothesisError, match="Np: a Hyena model keeps N' >= N"):
+        hyena_rows(4, 3)
+    with pytest.raises(HypothesisError, match="N: a positive integer"):
+        hyena_rows(0, 3)
 
 
 def test_needs_n_prime_at_least_2n():
@@ -150,9 +183,11 @@ def test_one_l_layer_hyena_fails_only_from_l_2():
 # ---------------------------------------------------------------- numeric at scale
 
 
-@pytest.mark.parametrize("hook", ["hyena_numeric", "baseconv_numeric"])
+@pytest.mark.parametrize("hook", ["hyena_numeric", "hyena_numeric_narrow", "baseconv_numeric"])
 def test_numeric_cross_check_at_2_16(hook):
     case = getattr(H12, hook)(1 << 16, 16, 1, np.random.default_rng(0), K=16)
+    if hook == "hyena_numeric_narrow":  # N' = 1.5N: the route runs on 3N rows, more than N' + N
+        assert case.sizes["Np"] == 3 << 15 and case.stack.N_int == 3 << 16
     got = run_baseconv(case.stack, case.input)
     err = relative_error(got, case.expected)
     assert err <= error_bound(case.stack.L, 3 * (1 << 17)), err
@@ -172,5 +207,9 @@ def test_bench_suite_records():
     import argparse
     from symconv.bench import hyena as suite
     records = suite.run(argparse.Namespace(N=512, d=2, batch=2, seed=1, proofs=None))
-    assert len(records) == 4 and all(r.ok for r in records)
+    hooks = {v.numeric for c in H12.CLAIMS for v in c.variants if v.numeric is not None}
+    assert len(hooks) == 3  # wide and narrow Hyena -> BaseConv, and the converse
+    labels = [r.name.split(": max")[0] for r in records]
+    assert "H.12 Hyena -> BaseConv (N' < 2N) [corrected, on 3N rows]" in labels
+    assert len(records) == len(suite.cases(8, 1, 1, 0)) + 1 and all(r.ok for r in records)  # + the Hyena chain
     assert all(0 < r.value < 1e-13 for r in records)

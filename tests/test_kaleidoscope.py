@@ -6,7 +6,8 @@ import sympy
 from symconv import HypothesisError, sym, verify
 from symconv.constructions.butterfly import from_row_major, random_butterfly, row_major
 from symconv.constructions.kaleidoscope import (BBStar, Kaleidoscope, compile_kaleidoscope,
-                                                kaleidoscope_layer_count, random_kaleidoscope,
+                                                compile_kaleidoscope_narrow, kaleidoscope_layer_count,
+                                                kaleidoscope_narrow_layer_count, random_kaleidoscope,
                                                 symbolic_kaleidoscope)
 from symconv.numeric import run
 from symconv.registry import load_claims
@@ -70,7 +71,41 @@ def test_bad_input(bad, words):
 
 def test_proof_verdict_and_numeric_hook():
     (claim,) = [c for c in load_claims() if c.id == "H.18"]
-    (v,) = verify(claim, max_size=8)
-    assert v.ok and v.verdict == "holds" and v.sizes_checked >= 4
-    case = claim.variants[0].numeric(32, 4, 2, np.random.default_rng(0))
-    assert np.abs(run(case.stack, case.input) - case.expected).max() < 1e-12
+    vs = verify(claim, max_size=8)
+    assert [v.variant for v in vs] == ["construction", "d' = d"]
+    for v in vs:
+        assert v.ok and v.verdict == "holds" and v.sizes_checked >= 4
+    for variant in claim.variants:
+        case = variant.numeric(32, 4, 2, np.random.default_rng(0))
+        assert np.abs(run(case.stack, case.input) - case.expected).max() < 1e-12
+    narrow = claim.variants[1].numeric(32, 4, 1, np.random.default_rng(0)).stack
+    assert (narrow.N_int, narrow.d_int) == (2 * 2 * 32, 4)     # e = 2: N' = 2en, d' = d
+
+
+@pytest.mark.parametrize("n,d,e,w", [(2, 2, 1, 1), (2, 2, 2, 2), (4, 2, 4, 1), (1, 4, 2, 1), (8, 1, 1, 2)])
+def test_narrow_numeric_and_count(n, d, e, w):
+    K = random_kaleidoscope(n * d, e, w, RNG)
+    u = RNG.standard_normal((2, n, d))
+    s = compile_kaleidoscope_narrow(K, n, d)
+    lg = lambda v: int(v).bit_length() - 1
+    assert (s.N_int, s.d_int) == (2 * e * n, d)
+    assert s.L == kaleidoscope_narrow_layer_count(n, d, e, w) == 2 * w * (2 * lg(d) + 3 * lg(e * n))
+    ref = np.stack([K.apply(x.ravel()).reshape(n, d) for x in u])
+    assert np.abs(run(s, u) - ref).max() < 1e-12
+
+
+def test_double_expansion_keeps_the_matrix_and_meets_n_prime():
+    from symconv.constructions.kaleidoscope import double_expansion
+    K = symbolic_kaleidoscope(4, 2, 2, "k")
+    K2 = double_expansion(K)
+    assert (K2.n, K2.e, K2.w) == (4, 4, 2)
+    assert all(sympy.expand(a - b) == 0 for a, b in zip(K.to_matrix().flat, K2.to_matrix().flat))
+    s = compile_kaleidoscope_narrow(K, 2, 2)
+    assert (s.N_int, s.d_int) == (K2.e * 2, 2)          # N' = e′·n with e′ = 2e, and d' = d
+
+
+def test_narrow_bad_input():
+    with pytest.raises(HypothesisError, match="n, d:"):
+        compile_kaleidoscope_narrow(random_kaleidoscope(8, 1, 1, RNG), 2, 2)
+    with pytest.raises(HypothesisError, match="K: expected a Kaleidoscope"):
+        compile_kaleidoscope_narrow("K", 2, 2)

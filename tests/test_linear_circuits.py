@@ -10,7 +10,8 @@ from symconv.constructions.butterfly import from_row_major, row_major
 from symconv.constructions.linear_circuit_families import (FAMILIES, dense_matrix_circuit, h20_table,
                                                            prefix_sum_circuit, walsh_hadamard_circuit)
 from symconv.constructions.linear_circuits import (Gate, LinearCircuit, compile_circuit, compile_matrix,
-                                                   matrix_layer_count, plan_circuit, plan_matrix)
+                                                   compile_matrix_narrow, matrix_layer_count,
+                                                   narrow_matrix_layer_count, plan_circuit, plan_matrix)
 from symconv.numeric import run
 from symconv.registry import load_claims
 from symconv.symbolic import ExactSeq, evaluate, make_ring, run_state
@@ -166,11 +167,72 @@ def test_proof_verdicts_and_numeric_hook():
     claims = [c for c in load_claims() if c.id == "H.20"]
     assert len(claims) == 6
     for c in claims:
-        for v in verify(c, max_size=6):
+        vs = verify(c, max_size=6)
+        assert [v.variant for v in vs] == ["matrix route", "levels route", "matrix route, d' = d",
+                                           "levels route, d' = d"]
+        for v in vs:
             assert v.ok and v.verdict == "holds", (c.name, v.failure)
-    hook = [v.numeric for c in claims for v in c.variants if v.numeric]
-    case = hook[0](64, 2, 2, np.random.default_rng(0))
-    assert np.abs(run(case.stack, case.input) - case.expected).max() < 1e-9
+    hooks = {v.name: v.numeric for c in claims for v in c.variants if v.numeric}
+    assert sorted(hooks) == ["levels route", "levels route, d' = d", "matrix route", "matrix route, d' = d"]
+    for name, hook in hooks.items():
+        case = hook(64, 2, 2, np.random.default_rng(0))
+        assert np.abs(run(case.stack, case.input) - case.expected).max() < 1e-9
+        assert case.stack.d_int == (2 if name.endswith("d' = d") else 6)
+
+
+def _lg(v):
+    return int(v).bit_length() - 1
+
+
+@pytest.mark.parametrize("name", sorted(FAMILIES))
+@pytest.mark.parametrize("route", ["matrix", "levels"])
+def test_narrow_routes_numeric_and_sizes(name, route):
+    n, d = 4, 2
+    c = FAMILIES[name](n * d, np.random.default_rng(0))
+    s = compile_circuit(c, n, d, route=route, narrow=True)
+    wide = plan_circuit(c, n, d, route)
+    plan = plan_circuit(c, n, d, route, narrow=True)
+    assert (s.L, s.N_int, s.d_int) == (plan.L, plan.N_int, plan.d_int)
+    assert (s.N_int, s.d_int) == (2 * wide.N_int, d)          # twice the rows, d' = d
+    u = RNG.standard_normal((2, n, d))
+    assert np.abs(run(s, u) - from_row_major(c.evaluate(row_major(u)), n, d)).max() < 1e-9
+
+
+def test_narrow_count_formula():
+    # one matrix on R0×D with expansion E: 3 layers per row factor, 2 per channel factor (+1 closing
+    # after a final channel factor); the factors: log E fan-out, 2 log P − 1 Beneš, log E fan-in
+    for R0, D, E in [(2, 2, 1), (4, 2, 2), (1, 4, 1), (8, 1, 4), (4, 4, 8)]:
+        P = R0 * D
+        benes_row = 2 * _lg(R0) - (D == 1)                     # Beneš stages with k/2 >= D
+        benes = 2 * _lg(P) - 1
+        closing = 1 if (E == 1 and R0 == 1) else 0
+        want = 6 * _lg(E) + 3 * benes_row + 2 * (benes - benes_row) + closing
+        assert narrow_matrix_layer_count(R0, D, E) == want, (R0, D, E)
+    M = RNG.standard_normal((8, 8)) * (RNG.random((8, 8)) < 0.3)
+    s = compile_matrix_narrow(M, 4, 2)
+    assert s.L == plan_matrix(M, 4, 2, narrow=True).L
+    u = RNG.standard_normal((1, 4, 2))
+    assert (s.N_int, s.d_int) == (2 * plan_matrix(M, 4, 2).N_int, 2)
+    assert np.abs(run(s, u) - (u.reshape(1, 8) @ M.T).reshape(1, 4, 2)).max() < 1e-12
+
+
+def test_levels_route_is_pinned_to_its_own_count():
+    """The levels route's L is Δ·(matrix count − 1) + 1 on the live-wire vector, unlike the matrix route's."""
+    n, d = 4, 2
+    c = prefix_sum_circuit(n * d)                      # depth 3, two non-zeros per row in each level
+    lv = compile_circuit(c, n, d, route="levels")
+    mx = compile_circuit(c, n, d, route="matrix")
+    assert c.depth == 3
+    assert lv.L == 3 * (matrix_layer_count(4, 2, 2) - 1) + 1 == 40
+    assert mx.L == matrix_layer_count(4, 2, 8) == 22 and mx.N_int == 32
+    assert compile_circuit(c, n, d, route="levels", narrow=True).L == narrow_matrix_layer_count(4, 2, 2, 3) == 60
+
+
+def test_narrow_N_int_must_match():
+    c = prefix_sum_circuit(8)
+    with pytest.raises(HypothesisError, match="N_int: the d' = D route uses exactly"):
+        compile_circuit(c, 4, 2, N_int=64, route="levels", narrow=True)
+    assert compile_circuit(c, 4, 2, N_int=16, route="levels", narrow=True).N_int == 16
 
 
 def test_compose_after_a_widened_stack():

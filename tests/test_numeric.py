@@ -290,3 +290,29 @@ def test_fft_path_of_long_filters_is_exact_on_integers(fft):
         assert not prep.layers[0].direct and prep.fft.library == fft
         got, bound = numeric.run_bounded(prep, u.astype(float))
         assert np.max(np.abs(got - truth)) <= bound, conv
+
+
+@pytest.mark.parametrize("tiles", ["multi-row plans", "row by row"])
+@pytest.mark.parametrize("gate", ["dense", "diagonal", "zero"])
+def test_fft_path_gates_and_biases_of_every_shape_are_exact_on_integers(gate, tiles, monkeypatch):
+    # the CPU path fuses the gate into the channel tiles (W diagonal or zero) or applies it in row
+    # chunks after the convolutions (dense W); d = 11 leaves a partial tile of 3 channels; small
+    # tiles are transformed by one multi-row plan, large ones row by row (forced here)
+    if tiles == "row by row":
+        monkeypatch.setattr(numeric, "SMALL_TILE_BYTES", 0)
+    rng = np.random.default_rng(12)
+    N, d, K = 70, 11, 50
+    W = {"dense": rng.integers(-2, 3, (d, d)), "diagonal": np.diag(rng.integers(-2, 3, d)),
+         "zero": np.zeros((d, d), dtype=int)}[gate]
+    for b1s, b2s in [((1, d), (1, d)), ((N, d), (N, d)), ((1, 1), (1, 1)), ((N, d), None)]:
+        b2 = np.zeros((1, d), dtype=int) if b2s is None else rng.integers(-2, 3, b2s)
+        layer = Layer(W=W, h=rng.integers(-2, 3, (K, d)), b1=rng.integers(-2, 3, b1s), b2=b2)
+        st = Stack(N, d, (layer, layer))
+        u = rng.integers(-2, 3, (2, N, d))
+        r = exact.run_mod(st, u, exact.PRIME, "ntt")
+        truth = np.where(r > exact.PRIME // 2, r - exact.PRIME, r).astype(float)
+        for cache in (None, 0):
+            prep = numeric.prepare(st, workers=2, cache_bytes=cache)
+            assert not prep.layers[0].direct and (prep.layers[0].W is not None) == (gate == "dense")
+            got, bound = numeric.run_bounded(prep, u.astype(float))
+            assert np.max(np.abs(got - truth)) <= bound, (gate, b1s, b2s, cache)

@@ -83,3 +83,105 @@ def test_proof_verdicts():
     vs = {v.variant: v for v in verify(claim, sizes=[{"N": 2, "d": 1}])}
     assert vs["printed z1 line 2"].verdict == "fails"
     assert all(v.verdict == "holds" for k, v in vs.items() if k != "printed z1 line 2")
+
+
+# ---------------------------------------------------------------- the direct construction (not through H.21)
+
+from symconv.constructions.retnet_direct import decay_filter, direct_counts, direct_signature, retnet_direct
+from symconv.symbolic import evaluate as evaluate_stack
+
+
+def _symbolic_weights(d):
+    return tuple(sympy.Matrix(d, d, lambda a, b, n=n: sympy.Symbol(f"{n}{a}{b}")) for n in ("A", "C", "V"))
+
+
+@pytest.mark.parametrize("N,d", [(4, 1), (3, 2), (2, 3)])
+def test_direct_equals_recurrence_with_symbolic_weights_and_gamma(N, d):
+    SA, SC, SV = _symbolic_weights(d)
+    u = sym("u", N, d)
+    stack = retnet_direct(N, d, SA, SC, SV, g)
+    y, _ = recurrence(u.entries, SA, SC, SV, g)
+    failure, _ = check_instance(Instance(u, stack, from_array(np.array(y.tolist(), dtype=object))), {})
+    assert failure is None, failure.describe()
+    assert stack.signature == direct_signature(N, d)
+    # the same stack against a recurrence with γ² for γ, or (d ≥ 2) W_A and W_C swapped: the check sees it
+    wrong = [recurrence(u.entries, SA, SC, SV, g ** 2)[0]]
+    wrong += [recurrence(u.entries, SC, SA, SV, g)[0]] if d > 1 else []
+    for y_wrong in wrong:
+        failure, _ = check_instance(Instance(u, stack, from_array(np.array(y_wrong.tolist(), dtype=object))), {})
+        assert failure is not None
+
+
+def test_direct_signature_and_degree():
+    assert [tuple(vars(direct_signature(16, d)).values()) for d in (1, 2, 3)] == [
+        (16, 2, 1, 16, 2), (16, 4, 2, 16, 6), (16, 4, 3, 16, 12)]
+    out = evaluate_stack(retnet_direct(3, 2, WA, WC, WV, g), sym("u", 3, 2))
+    us = list(sym("u", 3, 2).entries.flat)
+    assert max(sympy.Poly(v, *us).total_degree() for v in out.entries.flat) == 3  # y is cubic in u
+
+
+def test_direct_parameter_counts_with_dense_weights():
+    N, d = 8, 3
+    ones = [[1] * d for _ in range(d)]
+    c = direct_counts(retnet_direct(N, d, ones, ones, ones, 0.5))
+    D = d * d + d
+    assert c.as_defined == 4 * (D * D + 3 * N * D)
+    # biases: b2 = 1 on D (layer 1), d (layer 2) and d (layer 4) channels, N rows each; filters: d² taps
+    # e_0 (layer 2) and N·d² decay taps (layer 3); W: V and the copy (d³ + d), A and C (d³ + d²), d², d²
+    assert c.nonzero == N * (D + 2 * d) + d * d + N * d * d + (d ** 3 + d) + (d ** 3 + d * d) + 2 * d * d
+
+
+def test_decay_filter_taps():
+    assert decay_filter(4, g).tolist() == [1, g, g ** 2, g ** 3]
+    assert decay_filter(3, sympy.Rational(1, 2)).tolist() == [1, sympy.Rational(1, 2), sympy.Rational(1, 4)]
+    assert decay_filter(3, 0.5).dtype == float
+
+
+def test_direct_numeric_float_parameters():
+    N, d = 4096, 3
+    rng = np.random.default_rng(1)
+    W = [rng.integers(-2, 3, size=(d, d)) for _ in range(3)]
+    stack = retnet_direct(N, d, *W, 0.9)
+    assert all(getattr(l, n).dtype == float for l in stack.layers for n in ("W", "h", "b1", "b2"))
+    u = rng.uniform(-1, 1, size=(1, N, d))
+    ref = recurrence_numeric(u, *W, 0.9)
+    assert np.abs(run(stack, u) - ref).max() <= 1e-9 * np.abs(ref).max()
+
+
+def test_direct_bad_input():
+    with pytest.raises(HypothesisError, match="WA"):
+        retnet_direct(3, 2, [[1]], WC, WV, g)
+    with pytest.raises(HypothesisError, match="gamma"):
+        retnet_direct(3, 2, WA, WC, WV, "0.9")
+    with pytest.raises(HypothesisError, match="N"):
+        retnet_direct(0, 2, WA, WC, WV, g)
+    with pytest.raises(HypothesisError, match="WV"):
+        retnet_direct(3, 2, WA, WC, [[1, "x"], [0, 1]], g)
+
+
+def _direct_claim():
+    from symconv.registry import load_claims, select
+
+    (claim,) = [c for c in select(load_claims(), ["H.22"]) if c.name == "RetNet direct"]
+    return claim
+
+
+def test_direct_proof_verdict_and_steps():
+    from symconv.claims import verify
+
+    (v,) = verify(_direct_claim(), sizes=[{"N": 3, "d": 2}, {"N": 3, "d": 1}])
+    assert v.verdict == "holds" and v.expect == "holds"
+    assert len(v.steps) >= 4 and all(s.holds for s in v.steps)
+
+
+def test_direct_crosscheck_at_2_14_and_refusals():
+    from symconv.commands import crosscheck as cc
+
+    claim = _direct_claim()
+    (o,) = cc.crosscheck([claim], N=1 << 14, d=2)
+    assert o.status == "holds" and o.N == 1 << 14 and o.layers == 4
+    assert o.max_abs_error <= o.bound
+    (o,) = cc.crosscheck([claim], N=1 << 10, d=2, backend="exact")
+    assert o.status == "not run" and "floating point only" in o.detail
+    (o,) = cc.crosscheck([claim], N=1 << 14, d=2, memory="1MiB")
+    assert o.status == "not run" and o.need_bytes and o.need_bytes > o.budget_bytes

@@ -1,5 +1,17 @@
 """``symconv bench circuits``: the Theorem H.21 compiler and the RetNet model (Corollary H.22) at size.
 
+Signature ratios (first, no timing): for the named circuits (x·y, product,
+Horner, powers, matmul, det3) and random circuits of width w ∈ {4, 8, 16, …,
+``--max-w``} and depth Δ ∈ {2, 4, 8} (sparse: products read an input, so
+inputs stay alive; dense: two wires of the level below), the compiled stack's
+L / (4·Δ·⌈log₂ w⌉), N' / (4w) and d' / d, target ≤ 1 each (the issue's
+reading of Theorem H.21's orders with constant 4).  Δ and w are those of
+:func:`symconv.circuits.paper_sizes`: fan-in-2 depth and cut width (wires
+alive across a level); the detail also shows the level width (gates per
+level).  ``--layout`` picks the compiler's layout (default ``tight``);
+``--plot FILE.png`` draws the three ratios against w (matplotlib).
+``--ratios-only`` skips the timed figures below.
+
 Figures (one run):
 
 * exact: compile a random circuit of width 16 and depth 8 (sparse products,
@@ -31,6 +43,11 @@ DESCRIPTION = "Theorem H.21 compiler: exact width-16 check, numeric width-4096 r
 
 
 def add_arguments(p) -> None:
+    p.add_argument("--layout", choices=("tight", "proof"), default="tight",
+                   help="compiler layout for the signature ratios (default tight)")
+    p.add_argument("--max-w", type=int, default=16, help="widest random circuit of the ratios (default 16)")
+    p.add_argument("--plot", metavar="FILE.png", help="draw L, N' and d' ratios against w (matplotlib)")
+    p.add_argument("--ratios-only", action="store_true", help="only the signature ratios (no timed figures)")
     p.add_argument("--width", type=int, default=4096, help="inputs of the numeric product circuit (default 4096)")
     p.add_argument("--retnet-n", type=int, default=1024, help="sequence length of the RetNet check (default 1024)")
     p.add_argument("--skip-retnet", action="store_true", help="leave out the RetNet figures")
@@ -47,7 +64,94 @@ def _fft_floor(N_int: int, d: int, L: int) -> float:
     return (time.perf_counter() - t0) / 3 * L
 
 
+def _named():
+    import sympy
+
+    from ..circuits import det3_circuit, horner_circuit, matmul_circuit, powers_circuit, product_circuit
+
+    out = [("x·y", product_circuit(2), 2, 1), ("x·y", product_circuit(2), 1, 2)]
+    out += [("product", product_circuit(k), k, 1) for k in (4, 16, 64)]
+    out += [("product d=2", product_circuit(k), k // 2, 2) for k in (4, 16)]
+    out += [("Horner", horner_circuit(list(sympy.symbols(f"c0:{k + 1}"))), 1, 1) for k in (2, 8)]
+    out += [("powers", powers_circuit(k), 1, 1) for k in (2, 4, 8)]
+    out += [("matmul", matmul_circuit(2), 4, 2), ("det3", det3_circuit(), 3, 3)]
+    return out
+
+
+def _random(max_w: int):
+    from ..circuits import random_circuit
+
+    out = []
+    w = 4
+    while w <= max_w:
+        for D in (2, 4, 8):
+            for sparse in (True, False):
+                c = random_circuit(w, w, D, seed=w + D, n_outputs=min(w, 4), sparse=sparse)
+                out.append((f"random {'sparse' if sparse else 'dense'} Δ={D}", c, w, 1))
+        w *= 2
+    return out
+
+
+def signature_ratios(args) -> tuple[list[Record], dict]:
+    """Records of built/claimed L, N', d' per circuit, and the plot series {ratio: {family: [(w, r)]}}."""
+    from ..circuits import paper_sizes
+    from ..constructions.arithmetic import compile_arithmetic
+    from ..model import HypothesisError
+
+    if not isinstance(args.max_w, int) or args.max_w < 4:
+        raise HypothesisError(f"--max-w: must be an integer >= 4, got {args.max_w!r}")
+    recs: list[Record] = []
+    series: dict = {"L / 4Δ⌈log₂w⌉": {}, "N' / 4w": {}, "d' / d": {}}
+    for fam, c, n, d in _named() + _random(args.max_w):
+        ps = paper_sizes(c)
+        w, D = ps["cut_width"], ps["depth"]
+        sig = compile_arithmetic(c, n, d, layout=args.layout).stack.signature
+        L_bound = 4 * D * math.ceil(math.log2(w)) if w > 1 else 0
+        ratios = {"L / 4Δ⌈log₂w⌉": sig.L / L_bound if L_bound else math.inf,
+                  "N' / 4w": sig.N_int / (4 * w), "d' / d": sig.d_int / d}
+        where = f"{fam}, w={w}, Δ={D}, d={d}"
+        detail = (f"built {sig}; Δ={D}, cut width {w}, level width {ps['level_width']}; "
+                  f"bounds L ≤ {L_bound}, N' ≤ {4 * w}")
+        for key, r in ratios.items():
+            recs.append(Record(f"{key}: {where}", r, "<= 1", bool(r <= 1), "", detail))
+            if math.isfinite(r):
+                series[key].setdefault(fam if d == 1 else f"{fam} (d={d})", []).append((w, r))
+    return recs, series
+
+
+def plot_ratios(series: dict, path: str) -> None:
+    """Three panels (L, N', d' ratios against the cut width w), one line per family; written whole or not."""
+    from ..fileio import check_target
+    from ..plot import _save, require_matplotlib
+
+    check_target(path, "--plot")
+    plt = require_matplotlib()
+    fig, axes = plt.subplots(1, 3, figsize=(17, 4.8), squeeze=False)
+    for ax, (key, fams) in zip(axes[0], series.items()):
+        for fam, pts in sorted(fams.items()):
+            xs, ys = zip(*sorted(pts))
+            ax.plot(xs, ys, marker="o", markersize=3, label=fam)
+        ax.axhline(1.0, color="gray", linestyle="--", label="bound (ratio 1)")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("w (cut width)")
+        ax.set_ylabel("built / bound")
+        ax.set_title(f"{key} (Theorem H.21, constant 4)", fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=6)
+    fig.tight_layout()
+    _save(fig, path, plt)
+
+
 def run(args) -> list[Record]:
+    recs, series = signature_ratios(args)
+    if getattr(args, "plot", None):
+        plot_ratios(series, args.plot)
+    if args.ratios_only:
+        return recs
+    return recs + timed(args)
+
+
+def timed(args) -> list[Record]:
     from ..blocks import from_array, sym
     from ..circuits import evaluate_numeric, evaluate_ring, product_circuit, random_circuit
     from ..claims import Instance, check_instance

@@ -23,7 +23,7 @@ from tabulate import tabulate
 from ..claims import Verdict, verify
 from ..model import HypothesisError
 from ..progress import Progress
-from ..sweep import DEFAULT_MAX_SIZE, DEFAULT_TIME_BUDGET, BoxTooLarge
+from ..sweep import DEFAULT_MAX_SIZE, DEFAULT_TOTAL_BUDGET, BoxTooLarge, TimeBudget
 
 FORMATS = ("table", "markdown", "json")
 
@@ -35,9 +35,11 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--max-size", type=int, default=None, metavar="K",
                    help=f"largest size swept (default {DEFAULT_MAX_SIZE}); given explicitly, it also lifts the "
                         "proofs' cost caps to K where the estimated time fits --time-budget")
-    p.add_argument("--time-budget", type=float, default=DEFAULT_TIME_BUDGET, metavar="S",
-                   help=f"seconds of estimated extra checking a lifted cap may cost, per variant "
-                        f"(default {DEFAULT_TIME_BUDGET:g})")
+    p.add_argument("--time-budget", type=float, default=DEFAULT_TOTAL_BUDGET, metavar="S",
+                   help="seconds that lifting caps may take in all, shared by the variants in turn (each may use "
+                        "up to 4x what is left over the variants to come; a cap that would not fit is kept and "
+                        "named with its estimate; "
+                        f"default {DEFAULT_TOTAL_BUDGET:g})")
     p.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
     p.add_argument("--wide", action="store_true", help="the full table, statements included, whatever the width")
     p.add_argument("--proofs", metavar="DIR", action="append", default=[],
@@ -45,6 +47,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=1, metavar="K",
                    help="check the sizes of each sweep in K processes (default 1: in this process)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument("--bounds", action="store_true",
+                   help="print only the table of claimed bounds (claimed | built | proved lower bound | verdict), "
+                        "in Markdown")
     return p
 
 
@@ -98,25 +103,60 @@ def table(verdicts: list[Verdict], fmt: str = "table", wide: bool = False, width
     """
     width = width or _width()
     esc = _md if fmt == "markdown" else (lambda s: s)
+    lower = any(v.bounds for v in verdicts)  # the "proved lower bound" column, where a claim has bounds
     rows = []
     for v in verdicts:
         if wide:
             row = [v.id, v.name, v.statement, v.variant, _verdict_cell(v), v.scope, v.checked,
-                   v.signature_claimed, v.signature_built, f"{v.seconds:.2f}"]
+                   v.signature_claimed, v.signature_built] + ([_lower_cell(v)] if lower else []) + [f"{v.seconds:.2f}"]
         else:
             row = [v.id, v.name, v.variant, _verdict_cell(v), _checked_cell(v),
-                   v.signature_claimed.replace(" ", ""), v.signature_built.replace(" ", ""), f"{v.seconds:.1f}"]
+                   v.signature_claimed.replace(" ", ""), v.signature_built.replace(" ", "")] \
+                + ([_lower_cell(v)] if lower else []) + [f"{v.seconds:.1f}"]
         rows.append([esc(x) for x in row])
     if wide:
         headers = ["id", "name", "statement", "variant", "verdict", "scope", "checked", "claimed (N,L,d,N',d')",
-                   "built", "s"]
+                   "built"] + (["proved lower bound"] if lower else []) + ["s"]
         widths = None
+    elif lower:
+        headers = ["id", "name", "variant", "verdict", "checked", "claimed", "built", "proved ≥", "s"]
+        flex = max(30, width - (4 + 11 + 13 + 13 + 8 + 5 + 2 * 8))
+        widths = [None, max(9, flex * 3 // 10), max(9, flex * 3 // 10), 11, max(12, flex * 4 // 10), 13, 13, 8,
+                  None]
     else:
         headers = ["id", "name", "variant", "verdict", "checked", "claimed", "built", "s"]
         flex = max(30, width - (4 + 11 + 13 + 13 + 5 + 2 * 7))
         widths = [None, max(10, flex * 3 // 10), max(10, flex * 3 // 10), 11, max(14, flex * 4 // 10), 13, 13, None]
     tf = "github" if fmt == "markdown" else "simple"
     return tabulate(rows, headers=headers, tablefmt=tf, maxcolwidths=widths, disable_numparse=True)
+
+
+def _lower_cell(v: Verdict) -> str:
+    """The proved lower bounds of a variant's claim that are not by definition (``L≥2 P≥8``), or -."""
+    cells = [b.cell() for b in v.bounds if b.nontrivial]
+    return " ".join(cells) or "-"
+
+
+def bound_lines(verdicts: list[Verdict]) -> list[str]:
+    """For one claim's verdicts: each bound's verdict for the claim (best variant), and its certificates."""
+    from ..certificates.bounds import describe, summarise
+
+    out: list = []
+    n = max((len(v.bounds) for v in verdicts), default=0)
+    for k in range(n):
+        best = summarise([v.bounds[k] for v in verdicts if len(v.bounds) > k])
+        if best is None:
+            continue
+        out.append(("bound " + describe(best), "  "))
+        if best.refutation:
+            out.append(("refuted: " + best.refutation, "    "))
+        if best.verdict != best.expect:
+            out.append((f"recorded verdict: {best.expect}", "    "))
+        for text in dict.fromkeys(c.proves for c in best.certificates if c.kind != "trivial"):
+            out.append(("certificate: " + text, "    "))
+        if best.note:
+            out.append(("note: " + best.note, "    "))
+    return out
 
 
 def details(verdicts: list[Verdict], width: int | None = None) -> list[str]:
@@ -132,6 +172,8 @@ def details(verdicts: list[Verdict], width: int | None = None) -> list[str]:
         if (v.id, v.name) not in seen:
             seen.add((v.id, v.name))
             out.append(textwrap.fill(f"{v.id} {v.name}: {v.statement}", width, subsequent_indent="    "))
+            mine = [x for x in verdicts if (x.id, x.name) == (v.id, v.name)]
+            out.extend(wrap(text, indent) for text, indent in bound_lines(mine))
         if v.reading:
             lines.append(wrap(f"reading: {v.reading}"))
         if v.grade:
@@ -197,6 +239,8 @@ def render(verdicts: list[Verdict], fmt: str, problems: list | None = None, seco
                   "problem": {"path": p.path, "message": p.message}} for p in problems]
         return json.dumps(recs, indent=2, default=str, allow_nan=False, ensure_ascii=False)
     out = [table(verdicts, fmt, wide)]
+    if fmt == "markdown" and any(v.bounds for v in verdicts):
+        out.append(bounds_table(verdicts))
     notes = details(verdicts)
     notes += [f"PROOF PROBLEM {p.path}: {p.message}" for p in problems]
     if notes:
@@ -204,6 +248,16 @@ def render(verdicts: list[Verdict], fmt: str, problems: list | None = None, seco
     if seconds is not None:
         out.append(summary(verdicts, problems, seconds))
     return "\n\n".join(out)
+
+
+def bounds_table(verdicts: list[Verdict]) -> str:
+    """The claimed bounds, one row per claim and bound, in Markdown (``symconv verify --bounds``)."""
+    from ..certificates.bounds import claim_rows
+
+    headers = ["id", "claim", "bound", "claimed", "claimed value", "built by symconv", "proved lower bound",
+               "verdict on the claim"]
+    rows = [[_md(x) for x in r] for r in claim_rows(verdicts)]
+    return tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
 
 
 def _load(args):
@@ -229,10 +283,11 @@ def _run(claims, args, executor, progress) -> tuple[list, list]:
     verdicts, problems = [], []
     explicit = args.max_size is not None
     max_size = args.max_size if explicit else DEFAULT_MAX_SIZE
+    budget = TimeBudget(args.time_budget, sum(len(c.variants) for c in claims))  # one total for the command
     for c in claims:
         try:
             verdicts.extend(verify(c, max_size=max_size, executor=executor, raise_caps=explicit,
-                                   time_budget=args.time_budget))
+                                   time_budget=budget))
         except BoxTooLarge:
             raise
         except HypothesisError as exc:
@@ -276,7 +331,10 @@ def main(args: argparse.Namespace) -> int:
                 raise
             pool.shutdown(wait=True)
     problems += build_problems
-    print(render(verdicts, args.format, problems, time.perf_counter() - t0, args.wide))
+    if getattr(args, "bounds", False):
+        print(bounds_table(verdicts))
+    else:
+        print(render(verdicts, args.format, problems, time.perf_counter() - t0, args.wide))
     bad = [v for v in verdicts if not v.ok]
     if (bad or problems) and args.format != "json":
         print(f"\n{len(bad)} verdict(s) differ from what their proofs record; {len(problems)} proof problem(s).",

@@ -30,6 +30,15 @@ the data branch u·W of the gate, which is what the layer above does.
 d > 1: the input u (N×d) is first spread to channel 0 in row-major order
 (x[i·d + j] = u[i, j]), and the outputs are gathered back at the end.
 
+``layout="tight"`` keeps the construction and trims its sizes: multiplication
+layers packed v2 | v3 | v1 (2m + r rows, T = m + r, causal; each product's
+operand that sits higher goes to v2), a frame of exactly the rows used, a
+state of t·(K + S) rows (t = the most terms of a stage that needs a spread,
+S = the largest shift) instead of 6K, linear layers that send each term
+straight to its row (coefficients in the last Beneš stage, sums by shifts of
+M) where that costs fewer layers, and for d > 1 the input in channel blocks
+(u[i, c] at row c·n + i: two layers in, two out, instead of O(log n) moves).
+
 ``linear="H.20"`` takes the paper's route for the linear layers instead: the
 wire vector fills the state row-major and each linear layer is the matrix
 R^ℓ·M'' compiled by Corollary H.20
@@ -83,9 +92,13 @@ class Router:
     frame is zero between stages).  Not part of the public API.
     """
 
-    def __init__(self, K: int, d: int) -> None:
-        self.K, self.d, self.N_int = K, d, 6 * K
+    def __init__(self, K: int, d: int, N_int: int | None = None, offset: int | None = None) -> None:
+        self.K, self.d, self.N_int = K, d, 6 * K if N_int is None else N_int
+        self.offset = 2 * K if offset is None else offset  # rows between the regions of a spread stage
         self.unit = 1
+        self.spreads = 0      # stages that needed a spread (two layers, one region per term)
+        self.max_terms = 1    # the most terms of a spread stage
+        self.max_shift = 0    # the largest |shift| of any stage
         self.layers: list[Layer] = []
         self.occ = np.zeros((K, d), dtype=bool)
 
@@ -159,27 +172,45 @@ class Router:
                 if (s & ~_nz(D) & assigned).any():
                     ok = False
                     break
+        self.max_shift = max([self.max_shift] + [abs(k) for k, _ in terms])
+        O = self.offset
+        if not ok and (len(terms) * O > N_int or O < K + self.max_shift):
+            raise HypothesisError(f"{label}: a spread over {len(terms)} regions {O} rows apart does not fit "
+                                  f"N' = {N_int} (frame K = {K}, shift {self.max_shift})")
         if ok:
             taps = {k % N_int: 1 for k, _ in terms}
             self.layers.append(Layer(W=self._W0(), h=self._filter(taps), b1=self._compact(self._col(b1, N_int)),
                                      b2=np.zeros((1, 1), dtype=np.int8), conv="circular", label=label))
         else:
+            self.spreads += 1
+            self.max_terms = max(self.max_terms, len(terms))
             b1 = np.zeros((N_int, self.d), dtype=object)
             b1[...] = 0
             taps = {}
             for t, (k, D) in enumerate(terms):
-                b1[2 * K * t:2 * K * t + K] = D
-                taps[(2 * K * t + k) % N_int] = 1
+                b1[O * t:O * t + K] = D
+                taps[(O * t + k) % N_int] = 1
             self.layers.append(Layer(W=self._W0(), h=self._filter(taps), b1=self._compact(b1),
                                      b2=np.zeros((1, 1), dtype=np.int8), conv="circular",
                                      label=label + " (spread)"))
-            back = {(-2 * K * t) % N_int: 1 for t in range(len(terms))}
+            back = {(-O * t) % N_int: 1 for t in range(len(terms))}
             mask = np.zeros((N_int, 1), dtype=np.int8)
             mask[:K] = 1
             self.layers.append(Layer(W=self._W0(), h=self._filter(back), b1=mask,
                                      b2=np.zeros((1, 1), dtype=np.int8), conv="circular",
                                      label=label + " (sum)"))
         self.occ = new_occ
+
+    def fork(self) -> "Router":
+        """A copy whose later stages do not touch this router (layers list and occupancy copied)."""
+        r = Router.__new__(Router)
+        r.__dict__.update(self.__dict__)
+        r.layers, r.occ = list(self.layers), self.occ.copy()
+        return r
+
+    def adopt(self, other: "Router") -> None:
+        """Take over the state of a fork."""
+        self.__dict__.update(other.__dict__)
 
     def hadamard(self, D: np.ndarray, label: str) -> None:
         """y ← D ⊙ y on the frame (zero elsewhere)."""
@@ -291,10 +322,18 @@ def _plan(src: Sequence[int], dst: Sequence[int]) -> list:
 
 # ---------------------------------------------------------------- linear maps of the wire vector
 
-def route_affine(R: Router, pos: dict, targets: Sequence[tuple[int, Affine]], label: str) -> dict:
+def route_affine(R: Router, pos: dict, targets: Sequence[tuple[int, Affine]], label: str,
+                 tight: bool = False, _tail: bool = False) -> dict:
     """Realise new[t_pos] = form(old wires) for all targets on channel 0; returns {target pos: True}.
 
     ``pos`` maps wire → row of its value now.  Everything not a target ends zero.
+    ``tight=True``: where rows j·M + t (M = last target row + 1, j < the most
+    terms of a target) fit the Beneš network the copies need anyway, that
+    network sends term j of target t straight to row j·M + t, its last stage
+    carries the coefficients, and the terms are summed onto rows t by doubling
+    shifts of M (one layer each, no collision): no coefficient layer and no
+    placing moves.  Both routes are built and the one with fewer layers kept;
+    otherwise the steps are those of the default.
     """
     entries = []  # (source row, target row, coeff)
     consts = np.zeros((R.K, R.d), dtype=object)
@@ -314,6 +353,25 @@ def route_affine(R: Router, pos: dict, targets: Sequence[tuple[int, Affine]], la
         R.clear(label)
         R.add_const(consts, label)
         return {}
+    if tight:
+        M = 1 + max(e[1] for e in entries)
+        per_target: dict = {}
+        for e in entries:
+            per_target[e[1]] = per_target.get(e[1], 0) + 1
+        J = max(per_target.values())
+        if _pow2(J * M) <= max(2, _pow2(len(entries))):  # rows j·M + t fit the network the copies need
+            done = []                              # both routes; keep the one with fewer layers
+            for tail in (False, True):
+                f = R.fork()
+                try:  # a route whose spread does not fit this router's N' is not a candidate
+                    route_affine(f, pos, targets, label, _tail=tail)
+                    done.append((len(f.layers), tail, f))
+                except HypothesisError:
+                    if tail and not done:
+                        raise
+            _, _, best = min(done, key=lambda x: (x[0], x[1]))
+            R.adopt(best)
+            return {t: True for t in sorted({e[1] for e in entries})}
     ch = [[] for _ in range(R.d)]
     # 1. one copy of each used source per use, in source order
     by_src = sorted(entries, key=lambda e: (e[0], e[1]))
@@ -343,6 +401,10 @@ def route_affine(R: Router, pos: dict, targets: Sequence[tuple[int, Affine]], la
         mv[:nE, 0] = (run_off[:nE] >= s) & (run_off[:nE] < 2 * s)
         R.stage([(0, stay), (s, mv)], f"{label}: fill copies ({s})")
         b += 1
+    if _tail:
+        _tight_tail(R, by_src, nE, label)
+        R.add_const(consts, label)
+        return {t: True for t in sorted({e[1] for e in entries})}
     # 2. permute copies into target order (Beneš)
     by_tgt = sorted(range(nE), key=lambda r: (by_src[r][1], by_src[r][0]))
     P = max(2, _pow2(nE))
@@ -401,6 +463,75 @@ def route_affine(R: Router, pos: dict, targets: Sequence[tuple[int, Affine]], la
     return {t: True for t in tsorted}
 
 
+def _tight_tail(R: Router, by_src: list, nE: int, label: str) -> None:
+    """Beneš from copy order to rows j·M + t (coefficients in its last stage), then sums onto rows t."""
+    M = 1 + max(t for _, t, _ in by_src)
+    term: dict = {}
+    out_pos = []
+    for r in sorted(range(nE), key=lambda r: (by_src[r][1], by_src[r][0])):
+        t = by_src[r][1]
+        j = term.get(t, 0)
+        term[t] = j + 1
+        out_pos.append((j * M + t, r))
+    J = max(term.values())
+    P = max(2, _pow2(max(nE, J * M)))
+    if P > R.K:
+        raise HypothesisError(f"{label}: the Beneš network needs {P} rows, the frame has {R.K}")
+    coeff = np.zeros(R.K, dtype=object)
+    coeff[...] = 0
+    perm = np.full(P, -1, dtype=np.int64)
+    for o, r in out_pos:
+        perm[o] = r
+        coeff[o] = by_src[r][2]
+    perm[perm < 0] = np.arange(nE, P)  # the empty rows fill the unused outputs
+    ones = all(isinstance(c, (int, Fraction)) and c == 1 for _, r in out_pos for c in [by_src[r][2]])
+    stages = []
+    if not np.array_equal(perm, np.arange(P)):
+        for k, cross in benes_switches(perm):
+            if not cross.any():
+                continue
+            h = k // 2
+            stay = np.zeros((R.K, R.d), dtype=np.int8)
+            up = np.zeros((R.K, R.d), dtype=np.int8)
+            dn = np.zeros((R.K, R.d), dtype=np.int8)
+            for sw, x in enumerate(cross.tolist()):
+                blk, j = divmod(sw, h)
+                a = blk * k + j
+                if x:
+                    up[a, 0] = 1
+                    dn[a + h, 0] = 1
+                else:
+                    stay[a, 0] = stay[a + h, 0] = 1
+            stages.append((k, [(0, stay), (-h, up), (h, dn)]))
+    if stages and not ones:  # the last stage puts every copy in its row: scale it there
+        k, terms = stages[-1]
+        scaled = []
+        for sh, D in terms:
+            E = D.astype(object)
+            E[:, 0] = E[:, 0] * coeff
+            scaled.append((sh, Router._compact(E)))
+        stages[-1] = (k, scaled)
+    for k, terms in stages:
+        R.stage(terms, f"{label}: Beneš stage k={k}")
+    if not stages and not ones:
+        D = np.zeros((R.K, R.d), dtype=object)
+        D[...] = 0
+        D[:, 0] = coeff
+        R.hadamard(D, f"{label}: coefficients")
+    b = 0
+    while (1 << b) < J:
+        s_ = 1 << b
+        stay = np.zeros((R.K, R.d), dtype=np.int8)
+        mv = np.zeros((R.K, R.d), dtype=np.int8)
+        for t, n_t in term.items():
+            for j in range(0, n_t, 2 * s_):
+                stay[j * M + t, 0] = 1
+                if j + s_ < n_t:
+                    mv[j * M + t, 0] = 1
+        R.stage([(0, stay), (-s_ * M, mv)], f"{label}: add terms ({s_})")
+        b += 1
+
+
 # ---------------------------------------------------------------- the compiler
 
 @dataclass(frozen=True, eq=False)
@@ -445,7 +576,7 @@ def frame_size(circuit: Circuit, n: int, d: int, merge_linear: bool = False) -> 
 
 
 def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool = False,
-                       linear: str = "routing") -> CompiledCircuit:
+                       linear: str = "routing", layout: str = "proof") -> CompiledCircuit:
     """Theorem H.21: a BaseConv stack computing the circuit.
 
     The circuit's inputs are the row-major form of u ∈ R^{n×d} (n·d inputs);
@@ -458,6 +589,13 @@ def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool 
     as the paper's proof does; the wires then fill the state row-major and the
     stack is (n, L, d, N', 3·2^⌈log d⌉) — compile_matrix works on three blocks
     of channels, so d' = d does not hold on that route.
+
+    ``layout="tight"`` (routing only) packs each multiplication layer as
+    v2 | v3 | v1 (2m + r rows, shift T = m + r, causal), sizes the frame K to
+    the rows really used (not a power of two), and, when no routing stage
+    needs a spread, runs on N' = K + S rows (S the largest shift), else on
+    N' = t·(K + S) with t the most terms of a spread stage (2 for moves,
+    3 for Beneš stages) instead of 6K.  The layers are the same otherwise.
 
     >>> import sympy
     >>> from symconv.circuits import from_polynomials
@@ -482,7 +620,28 @@ def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool 
             f"circuit: {len(circuit.outputs)} outputs do not fit the n×d = {n * d} output")
     if linear not in ("routing", "H.20"):
         raise HypothesisError(f"linear: expected 'routing' or 'H.20', got {linear!r}")
+    if layout not in ("proof", "tight"):
+        raise HypothesisError(f"layout: expected 'proof' or 'tight', got {layout!r}")
+    if layout == "tight" and linear != "routing":
+        raise HypothesisError("layout: 'tight' needs linear='routing'")
     lay = layering(circuit, merge_linear)
+    if layout == "tight":
+        K = max(_compile(circuit, n, d, merge_linear, _Planner(1), tight=True))
+        backend = Router(K, d)
+        _compile(circuit, n, d, merge_linear, backend, tight=True)
+        if d > 1:
+            _gather_channels(backend, n, d)
+        # regions O = K + S rows apart (S the largest shift), one per term of the widest spread stage
+        O = K + max(1, backend.max_shift)
+        regions = backend.max_terms if backend.spreads else 1
+        backend = Router(K, d, regions * O, offset=O)
+        _compile(circuit, n, d, merge_linear, backend, tight=True)
+        if d > 1:
+            _gather_channels(backend, n, d)
+        stack = Stack(n, d, tuple(backend.layers), backend.N_int, d,
+                      name=f"H.21 tight({circuit.name or 'circuit'})")
+        return CompiledCircuit(circuit, stack, n, d, K, lay.L_C, tuple(l.kind for l in lay.layers),
+                               {"linear": linear, "layout": layout, "spread stages": backend.spreads})
     if linear == "routing":
         K = _pow2(max(_compile(circuit, n, d, merge_linear, _Planner(1))))
         backend: Any = Router(K, d)
@@ -580,7 +739,7 @@ def _exact(M: np.ndarray) -> np.ndarray:
     return out
 
 
-def _compile(circuit: Circuit, n: int, d: int, merge_linear: bool, R: Any) -> list:
+def _compile(circuit: Circuit, n: int, d: int, merge_linear: bool, R: Any, tight: bool = False) -> list:
     """Walk the layering, calling the backend R for every linear and multiplication step.
 
     Positions are indices of the wire vector: rows of channel 0 for the
@@ -591,9 +750,15 @@ def _compile(circuit: Circuit, n: int, d: int, merge_linear: bool, R: Any) -> li
     u_ = R.unit
     need = [n * d, len(circuit.outputs), 2]
     pos = {w: w for w in range(circuit.n_inputs)}  # x[k] sits at index k
+    blocks = tight and d > 1  # tight, d > 1: x[i·d + c] = u[i, c] sits at row c·n + i (channel blocks)
+    occupied = set(range(n * d))  # rows that may be non-zero (tracked wires and left-over products)
+    if blocks:
+        pos = {w: (w % d) * n + w // d for w in range(circuit.n_inputs)}
     if isinstance(R, Router):
         R.occ[:n, :] = True
-        if d > 1:
+        if blocks:
+            _spread_channels(R, n, d)
+        elif d > 1:
             _spread_input(R, n, d)
     virtual: dict | None = None  # pending linear layer: wire → Affine over pos-wires
 
@@ -617,10 +782,13 @@ def _compile(circuit: Circuit, n: int, d: int, merge_linear: bool, R: Any) -> li
 
     def realise(targets: list, label: str) -> None:
         """targets: [(index, Affine over pos wires)]"""
-        need.append(sum(len(f.terms) for _, f in targets))
+        nE = sum(len(f.terms) for _, f in targets)
+        need.append(nE)
+        if tight:
+            need.append(max(2, _pow2(nE)))  # the Beneš network's positions
         need.extend(t + 1 for t, _ in targets)
         if isinstance(R, Router):
-            route_affine(R, pos, targets, label)
+            route_affine(R, pos, targets, label, tight=tight)
         else:
             R.linear(pos, targets, label)
 
@@ -634,6 +802,8 @@ def _compile(circuit: Circuit, n: int, d: int, merge_linear: bool, R: Any) -> li
         if layer.kind == "linear":
             if li == lay.L_C - 1:
                 comp = compose({k: f for k, f in enumerate(layer.forms)})
+                if blocks:  # output k of u's row-major form at row (k mod d)·n + k div d
+                    comp = {(k % d) * n + k // d: f for k, f in comp.items()}
                 realise(sorted(comp.items()), label + " outputs")
                 virtual = None
                 continue
@@ -650,18 +820,37 @@ def _compile(circuit: Circuit, n: int, d: int, merge_linear: bool, R: Any) -> li
             virtual = composed
         else:
             m, r = len(layer.pairs), len(layer.carried)
-            T = -(-max(m, r, 1) // u_)          # rows between the blocks
-            a = 2 * T + -(-m // u_)              # first row of v3
+            ip = _in_place(layer, resolve, pos, occupied) if tight else None
+            if ip is not None:                   # operands already T rows apart: multiply where they are
+                T, prows, crows = ip
+                if isinstance(R, Router):
+                    _mul_in_place(R, T, crows, label)
+                need.append(max(prows + crows) + 1)
+                occupied = {q for q in occupied if q - T in occupied or q in crows}
+                pos = dict(zip(layer.products, prows))
+                pos.update({w: pos_c for w, pos_c in zip(layer.carried, crows)})
+                virtual = None
+                continue
+            if tight:                            # v2 | v3 | v1: v1 sits T = m + r below v2
+                T, a = m + r, m
+            else:
+                T = -(-max(m, r, 1) // u_)       # rows between the blocks
+                a = 2 * T + -(-m // u_)          # first row of v3
             targets = []
             for k, (w1, w2) in enumerate(layer.pairs):
-                targets.append((k, resolve(w2)))
-                targets.append((T * u_ + k, resolve(w1)))
+                f1, f2 = resolve(w1), resolve(w2)
+                if tight and _top_row(f1, pos) < _top_row(f2, pos):  # a·b = b·a: the operand higher up
+                    f1, f2 = f2, f1                                     # goes to the upper block v2
+                targets.append((k, f2))
+                targets.append((T * u_ + k, f1))
             for j, w in enumerate(layer.carried):
                 targets.append((a * u_ + j, resolve(w)))
             targets.sort(key=lambda t: t[0])
             realise(targets, label + " operands")
+            occupied = {t for t, _ in targets}
             virtual = None
             need.append(a * u_ + r)
+            need.append(T * u_ + m)
             if isinstance(R, Router):
                 _mul_layer(R, T, m, a, r, label)
             else:
@@ -669,6 +858,56 @@ def _compile(circuit: Circuit, n: int, d: int, merge_linear: bool, R: Any) -> li
             pos = {w: T * u_ + k for k, w in enumerate(layer.products)}
             pos.update({w: a * u_ + j for j, w in enumerate(layer.carried)})
     return need
+
+
+def _in_place(layer: Any, resolve: Any, pos: dict, occupied: set) -> tuple | None:
+    """(T, product rows, carried rows) when the layer can multiply its operands where they sit, else None.
+
+    Every operand and carried wire must be a plain wire of the state, all pairs T
+    rows apart (the product lands on the lower row, which reads y[row − T]), the
+    product rows distinct and apart from the carried rows, and the row T above a
+    carried wire empty (it keeps y·(0 + 1)).  Other rows may keep left-over
+    products; the next routing drops them.
+    """
+    def row(w: int) -> int | None:
+        f = resolve(w)
+        if len(f.terms) != 1 or not _zero(f.c0):
+            return None
+        (v, c), = f.terms
+        return pos.get(v) if isinstance(c, (int, Fraction)) and c == 1 else None
+
+    prows, Ts = [], set()
+    for w1, w2 in layer.pairs:
+        r1, r2 = row(w1), row(w2)
+        if r1 is None or r2 is None:
+            return None
+        Ts.add(abs(r1 - r2))
+        prows.append(max(r1, r2))
+    crows = [row(w) for w in layer.carried]
+    if len(Ts) != 1 or None in crows or len(set(prows)) != len(prows) or set(prows) & set(crows):
+        return None
+    T = Ts.pop()
+    if any(c - T in occupied for c in crows):
+        return None
+    return T, prows, crows
+
+
+def _mul_in_place(R: Router, T: int, crows: Sequence[int], label: str) -> None:
+    """(y·I) ⊙ (e_T * y + 1 on the carried rows): products on the rows of their lower operands."""
+    b2 = np.zeros((R.N_int, R.d), dtype=np.int8)
+    b2[list(crows), 0] = 1
+    h = np.zeros((T + 1, R.d), dtype=np.int8)
+    h[-1] = 1  # the tap T
+    R.layers.append(Layer(W=np.eye(R.d, dtype=np.int8), h=h, b1=np.zeros((1, 1), dtype=np.int8), b2=b2,
+                          label=f"{label}: v1 ⊙ v2 in place (T = {T}), keep v3"))
+    below = np.zeros_like(R.occ)
+    below[T:] = R.occ[:R.K - T]
+    R.occ = R.occ & (below | b2[:R.K].astype(bool))
+
+
+def _top_row(f: Affine, pos: dict) -> float:
+    """The smallest row an affine form reads (inf for a constant)."""
+    return min((pos[w] for w in f.wires() if w in pos), default=float("inf"))
 
 
 def _mul_layer(R: Router, T: int, m: int, a: int, r: int, label: str) -> None:
@@ -682,6 +921,43 @@ def _mul_layer(R: Router, T: int, m: int, a: int, r: int, label: str) -> None:
     occ = np.zeros_like(R.occ)
     occ[T:T + m, 0] = True
     occ[a:a + r, 0] = True
+    R.occ = occ
+
+
+def _spread_channels(R: Router, n: int, d: int) -> None:
+    """u[i, c] → row c·n + i of channel 0: channel c shifted down by c·n, then the channels summed (2 layers)."""
+    h = np.zeros(((d - 1) * n + 1, d), dtype=np.int8)
+    for c in range(d):
+        h[c * n, c] = 1
+    R.layers.append(Layer(W=np.zeros((d, d), dtype=np.int8), h=h, b1=np.ones((1, 1), dtype=np.int8),
+                          b2=np.zeros((1, 1), dtype=np.int8), label="channel c down by c·n"))
+    W = np.zeros((d, d), dtype=np.int8)
+    W[:, :1] = 1  # every channel into channel 0
+    R.layers.append(Layer(W=W, h=np.zeros((1, d), dtype=np.int8), b1=np.zeros((1, 1), dtype=np.int8),
+                          b2=np.ones((1, 1), dtype=np.int8), label="channels → channel 0"))
+    occ = np.zeros_like(R.occ)
+    occ[:n * d, 0] = True
+    R.occ = occ
+
+
+def _gather_channels(R: Router, n: int, d: int) -> None:
+    """Rows c·n + i of channel 0 → (i, c): channel 0 copied to channel c on its block, then up by c·n (2 layers)."""
+    W = np.zeros((d, d), dtype=np.int8)
+    W[0, :] = 1
+    b2 = np.zeros((R.N_int, d), dtype=np.int8)
+    for c in range(d):
+        b2[c * n:(c + 1) * n, c] = 1
+    R.layers.append(Layer(W=W, h=np.zeros((1, d), dtype=np.int8), b1=np.zeros((1, 1), dtype=np.int8),
+                          b2=b2, label="channel 0 → channel c on rows c·n .. c·n + n"))
+    h = np.zeros((R.N_int, d), dtype=np.int8)
+    for c in range(d):
+        h[(-c * n) % R.N_int, c] = 1
+    b1 = np.zeros((R.N_int, d), dtype=np.int8)
+    b1[:n] = 1
+    R.layers.append(Layer(W=np.zeros((d, d), dtype=np.int8), h=h, b1=b1, b2=np.zeros((1, 1), dtype=np.int8),
+                          conv="circular", label="channel c up by c·n"))
+    occ = np.zeros_like(R.occ)
+    occ[:n] = True
     R.occ = occ
 
 

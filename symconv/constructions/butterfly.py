@@ -646,3 +646,184 @@ def printed_hadamard_sum(F: ButterflyFactorMatrix, n: int, d: int) -> Stack:
     had = Layer(W=W, h=_zeros((1, 3 * d), True), b1=_zeros((1, 1), True), b2=b2,
                 label="(D₁′⊙u | D₂′⊙u | D₃′⊙u)")
     return Stack(n, d, (had, sum_layer(d, True)), n, 3 * d, name="printed Hadamard sum")
+
+
+# ---------------------------------------------------------------- Lemma H.16 with d' = d (rows as the spare room)
+
+def _circ_h(N_int: int, D: int, taps: Sequence[int], symbolic: bool) -> np.ndarray:
+    """A circular filter with a 1 at each tap (mod N'), the same in every channel; rows up to the last tap."""
+    taps = [t % N_int for t in taps]
+    h = _zeros((max(taps) + 1, D), symbolic)
+    for t in taps:
+        h[t, :] = h[t, :] + 1
+    return h
+
+
+def _regions(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
+    return np.concatenate([top, bottom], axis=0)
+
+
+def narrow_factor_layers(F: ButterflyFactorMatrix, D: int, symbolic: bool) -> list[Layer]:
+    """The layers of one factor matrix on a 2R×D state (R = F.n/D rows of the vector, d' = D).
+
+    The state has two regions of R rows, T (top) and B (bottom); before the
+    factor, the vector is T + B row by row (B may be zero).  Each factor is
+    split into two rank-one halves per pair q ↔ q XOR k/2: T computes the
+    outputs at the lower index of each pair, B those at the upper index.
+
+    * channel factor (k/2 < D), 2 layers: a circular layer 1 ⊙ (h ⊛ z) with
+      h = e₀ + e_R and b1 = (α_T ; α_B) puts α_T ⊙ v in T and α_B ⊙ v in B;
+      then (z·(I + P))⊙(β_T ; β_B), P swapping channels j ↔ j XOR k/2 and β
+      masking the pair's lower (T) or upper (B) channel.  Afterwards T + B is
+      the result again.
+    * row factor (k/2 = m·D), 3 layers: the same first layer; a circular layer
+      with h = e₀ + e_{2R−m} (row i gets rows i and i + m) masked to the top
+      half of each block of 2m rows in both regions (T then holds the outputs
+      at the top rows of each pair, B the outputs at the bottom rows, m rows
+      early); a circular layer with h = e₀ + e_{R+m} masked to T adds them:
+      T is the result, B is zero.
+
+    >>> [l.conv for l in narrow_factor_layers(symbolic_factor(4, 4), 2, True)]
+    ['circular', 'circular', 'circular']
+    """
+    R = F.n // D
+    N_int = 2 * R
+    s = F.s
+    q = np.arange(F.n)
+    lower = (q & s) == 0
+    d, e = np.asarray(F.d), np.asarray(F.partner)
+    e_partner = e[q ^ s]          # coefficient of x_q in the output at its partner q XOR s
+    aT = np.where(lower, d, e_partner) if not symbolic else np.array(
+        [d[i] if lower[i] else e_partner[i] for i in q], dtype=object)
+    aB = np.where(lower, e_partner, d) if not symbolic else np.array(
+        [e_partner[i] if lower[i] else d[i] for i in q], dtype=object)
+    grid = lambda v: np.asarray(v).reshape(R, D)
+    zero_W = _zeros((D, D), symbolic)
+    zero1 = _zeros((1, 1), symbolic)
+    spread = Layer(W=zero_W, h=_circ_h(N_int, D, (0, R), symbolic), b1=_regions(grid(aT), grid(aB)), b2=zero1,
+                   conv="circular", label=f"B_{F.k}: T, B ← α_T ⊙ v, α_B ⊙ v (v = T + B)")
+    one_T, one_B = _zeros((R, D), symbolic), _zeros((R, D), symbolic)
+    if s < D:
+        j = np.arange(D)
+        W = _zeros((D, D), symbolic)
+        W[j, j] = 1
+        W[j ^ s, j] = 1
+        one_T[:, (j & s) == 0] = 1
+        one_B[:, (j & s) != 0] = 1
+        mix = Layer(W=W, h=_zeros((1, D), symbolic), b1=zero1, b2=_regions(one_T, one_B),
+                    label=f"B_{F.k}: (z·(I + P)) ⊙ mask, channels j ↔ j XOR {s}")
+        return [spread, mix]
+    m = s // D
+    top_half = _zeros((R, 1), symbolic)
+    top_half[(np.arange(R) & m) == 0] = 1
+    pair = Layer(W=zero_W, h=_circ_h(N_int, D, (0, N_int - m), symbolic), b1=_regions(top_half, top_half), b2=zero1,
+                 conv="circular", label=f"B_{F.k}: rows i + (i + {m}), top half of each pair")
+    keep_T = _zeros((N_int, 1), symbolic)
+    keep_T[:R] = 1
+    join = Layer(W=zero_W, h=_circ_h(N_int, D, (0, R + m), symbolic), b1=keep_T, b2=zero1, conv="circular",
+                 label=f"B_{F.k}: T += B moved down {m} rows; B ← 0")
+    return [spread, pair, join]
+
+
+def narrow_factor_layer_count(k: int, D: int) -> int:
+    """Layers of one factor matrix in :func:`compile_factors_narrow`: 2 if k/2 < D, else 3.
+
+    >>> narrow_factor_layer_count(2, 4), narrow_factor_layer_count(16, 4)
+    (2, 3)
+    """
+    return 2 if k // 2 < D else 3
+
+
+def narrow_layer_count(ks: Sequence[int], D: int) -> int:
+    """Layers of :func:`compile_factors_narrow` for factors of block sizes ``ks`` (acting order).
+
+    Σ narrow_factor_layer_count, plus one closing layer when the last factor is a channel factor.
+
+    >>> narrow_layer_count([2, 4, 8], 2)
+    8
+    """
+    ks = list(ks)
+    return sum(narrow_factor_layer_count(k, D) for k in ks) + (1 if ks and ks[-1] // 2 < D else 0)
+
+
+def compile_factors_narrow(factors: Sequence[ButterflyFactorMatrix], n: int, d: int,
+                           D: int | None = None, name: str = "butterfly factors, d' = D") -> Stack:
+    """Like :func:`compile_factors`, on d' = D channels: the spare room is R extra rows (N' = 2R).
+
+    The vector (length R·D) is laid out row-major on the top R rows; the
+    input u (n×d) sits in the top-left corner.  Layers:
+    :func:`narrow_layer_count` (2 per channel factor, 3 per row factor, one
+    closing layer after a final channel factor).  The final state is the
+    result in the top R rows and zero below; all convolutions are circular.
+
+    >>> compile_factors_narrow([symbolic_factor(4, 4)], 2, 2).signature
+    Signature(N=2, L=3, d=2, N_int=4, d_int=2)
+    """
+    if isinstance(factors, (str, bytes)) or not hasattr(factors, "__iter__"):
+        raise HypothesisError(f"factors: expected a sequence of ButterflyFactorMatrix, got {type(factors).__name__}")
+    factors = tuple(factors)
+    if not factors:
+        raise HypothesisError("factors: need at least one butterfly factor matrix")
+    D = d if D is None else D
+    check_pow2(D, "D (grid width)")
+    if D < d:
+        raise HypothesisError(f"D: grid width {D} is below d = {d}")
+    size = factors[0].n
+    for i, f in enumerate(factors):
+        if not isinstance(f, ButterflyFactorMatrix):
+            raise HypothesisError(f"factors[{i}]: expected a ButterflyFactorMatrix, got {type(f).__name__}")
+        if f.n != size:
+            raise HypothesisError(f"factors[{i}]: size {f.n} differs from {size} (one vector length)")
+    if size % D or size // D < n:
+        raise HypothesisError(
+            f"n: the vector of length {size} fills {size // D if size % D == 0 else size / D} rows of "
+            f"width D = {D}; it must be a whole number of rows, at least n = {n}"
+        )
+    R = size // D
+    symbolic = _is_symbolic(factors)
+    from ..budget import require
+
+    require(len(factors) * 8 * 2 * R * D * (64 if symbolic else 8),
+            f"n: the layers of {len(factors)} butterfly factors on an N' = {2 * R}, d' = {D} state")
+    layers: list[Layer] = []
+    for f in factors:
+        layers += narrow_factor_layers(f, D, symbolic)
+    if factors[-1].s < D:
+        keep_T = _zeros((2 * R, 1), symbolic)
+        keep_T[:R] = 1
+        layers.append(Layer(W=_zeros((D, D), symbolic), h=_circ_h(2 * R, D, (0, R), symbolic), b1=keep_T,
+                            b2=_zeros((1, 1), symbolic), conv="circular", label="T += B; B ← 0"))
+    return Stack(n, d, tuple(layers), 2 * R, D, name=name)
+
+
+def compile_butterfly_factor_narrow(F: ButterflyFactorMatrix, n: int, d: int) -> Stack:
+    """Lemma H.16 (1) with d' = d: B_k^(nd)·x in 3 layers on N' = 2n, d' = d.
+
+    >>> compile_butterfly_factor_narrow(symbolic_factor(8, 2), 4, 2).signature
+    Signature(N=4, L=3, d=2, N_int=8, d_int=2)
+    """
+    if not isinstance(F, ButterflyFactorMatrix):
+        raise HypothesisError(f"F: expected a ButterflyFactorMatrix, got {type(F).__name__}")
+    _check_grid(F.n, n, d)
+    return compile_factors_narrow([F], n, d, name=f"B_{F.k}^({F.n}), d' = d")
+
+
+def compile_butterfly_narrow(B: Butterfly, n: int, d: int) -> Stack:
+    """Lemma H.16 (2) with d' = d: B^(nd)·x in 2·log d + 3·log n layers (+1 if n = 1), N' = 2n.
+
+    >>> compile_butterfly_narrow(symbolic_butterfly(8), 4, 2).L
+    8
+    """
+    if not isinstance(B, Butterfly):
+        raise HypothesisError(f"B: expected a Butterfly, got {type(B).__name__}")
+    _check_grid(B.n, n, d)
+    return compile_factors_narrow(B.applied(), n, d, name=f"B^({B.n}), d' = d")
+
+
+def butterfly_narrow_layer_count(n: int, d: int) -> int:
+    """Layers of :func:`compile_butterfly_narrow`: 2·log d + 3·log n, plus 1 when n = 1.
+
+    >>> butterfly_narrow_layer_count(4, 2), butterfly_narrow_layer_count(1, 4)
+    (8, 5)
+    """
+    return narrow_layer_count([2 << t for t in range(log2(n * d))], d)

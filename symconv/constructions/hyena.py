@@ -2,7 +2,9 @@
 
 Hyena → BaseConv.  :func:`baseconv_from_hyena` simulates an (N, L, d, N', d)
 Hyena model (causal filters) with 3L + 1 BaseConv layers on an internal state
-of M = N' + N rows, which needs M ≥ 3N (N' ≥ 2N).  Rows are used in three
+of M = N' + N rows, which needs M ≥ 3N (N' ≥ 2N); for N ≤ N' < 2N it runs on
+3N rows (:func:`hyena_rows`), more than the N' + N the paper claims, and
+whether N' + N rows can do within 5L layers is open.  Rows are used in three
 slots of N: A = [0, N), B = [N, 2N), C = [2N, 3N); the rest stays zero.
 
 * prep (causal): filter 1 + X^N, gate 1 on A ∪ B: (u | u | 0), i.e. z⁰ in A, u in B;
@@ -53,7 +55,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..parametric.check import Induction
 
 __all__ = ["baseconv_from_hyena", "baseconv_from_hyena_as_printed", "hyena_from_baseconv", "hyena_chain_induction",
-           "hyena_induction", "hyena_route", "prep_layer"]
+           "hyena_induction", "hyena_route", "hyena_rows", "prep_layer"]
 
 
 def _obj(shape, *like: np.ndarray) -> np.ndarray:
@@ -74,6 +76,23 @@ def taps(offsets: dict, d: int) -> np.ndarray:
     for k, c in offsets.items():
         h[k, :] = c
     return h
+
+
+def hyena_rows(N: int, Np: int) -> int:
+    """Rows symconv's route uses for an (N, L, d, N', d) Hyena model: N' + N, or 3N when N' < 2N.
+
+    Prop. H.12 claims N' + N; for N <= N' < 2N that is fewer than the route needs, and
+    whether any 5L-layer model on N' + N rows exists is open (see proofs/h12_hyena.py).
+
+    >>> hyena_rows(4, 8), hyena_rows(4, 5)
+    (12, 12)
+    """
+    for name, v in (("N", N), ("Np", Np)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise HypothesisError(f"{name}: a positive integer size, got {v!r}")
+    if Np < N:
+        raise HypothesisError(f"Np: a Hyena model keeps N' >= N rows, got N' = {Np} < N = {N}")
+    return int(max(Np + N, 3 * N))
 
 
 def _check_model(model: HyenaStack) -> None:

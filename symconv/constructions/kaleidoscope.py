@@ -10,7 +10,9 @@ Lemma H.18: for M ∈ (BB*)^w_e of size nd×nd and x the row-major form of
 u ∈ R^{n×d}, the padded vector (x, 0) ∈ R^{end} is the row-major form of the
 en×d state holding u in its top rows, so E's 2w·log(end) factor matrices are
 compiled on an N' = en state (:func:`~symconv.constructions.butterfly.compile_factors`):
-L = 2w·(log d + 2·log(en)) + 1 layers, d' = 3d.
+L = 2w·(log d + 2·log(en)) + 1 layers, d' = 3d.  With d' = d
+(:func:`compile_kaleidoscope_narrow`) the spare room is en more rows:
+L = 2w·(2·log d + 3·log(en)), N' = 2en.
 
 >>> import numpy as np
 >>> from symconv.numeric import run
@@ -27,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from ..model import HypothesisError, Stack
-from .butterfly import (Butterfly, check_pow2, compile_factors, log2, random_butterfly,
-                        symbolic_butterfly)
+from .butterfly import (Butterfly, check_pow2, compile_factors, compile_factors_narrow, log2,
+                        narrow_layer_count, random_butterfly, symbolic_butterfly)
 
 
 @dataclass(frozen=True, eq=False)
@@ -169,3 +171,59 @@ def kaleidoscope_layer_count(n: int, d: int, e: int, w: int) -> int:
     11
     """
     return 2 * w * (log2(d) + 2 * log2(e * n)) + 1
+
+
+def compile_kaleidoscope_narrow(K: Kaleidoscope, n: int, d: int) -> Stack:
+    """Lemma H.18 with d' = d: M·x on N' = 2en rows (the factors of E on :func:`compile_factors_narrow`).
+
+    >>> compile_kaleidoscope_narrow(symbolic_kaleidoscope(4, 2, 1), 2, 2).signature
+    Signature(N=2, L=16, d=2, N_int=8, d_int=2)
+    """
+    if not isinstance(K, Kaleidoscope):
+        raise HypothesisError(f"K: expected a Kaleidoscope, got {type(K).__name__}")
+    check_pow2(n, "n")
+    check_pow2(d, "d")
+    if K.n != n * d:
+        raise HypothesisError(f"n, d: M is {K.n}×{K.n} but u is {n}×{d} (need n·d = {K.n})")
+    return compile_factors_narrow(K.factors(), n, d, D=d, name=f"(BB*)^{K.w}_{K.e}, d' = d")
+
+
+def kaleidoscope_narrow_layer_count(n: int, d: int, e: int, w: int) -> int:
+    """Layers of :func:`compile_kaleidoscope_narrow`: 2w·(2·log d + 3·log(en)) (+1 when en = 1).
+
+    >>> kaleidoscope_narrow_layer_count(2, 2, 2, 1)
+    16
+    """
+    end = e * n * d
+    one = [end >> t for t in range(log2(end))] + [2 << t for t in range(log2(end))]
+    return narrow_layer_count(one * w, d)
+
+
+def _pad_identity(B: Butterfly) -> Butterfly:
+    """diag(B, I) as a butterfly of twice the size: B_2m = I, each smaller factor gets identity blocks."""
+    from .butterfly import ButterflyFactorMatrix
+
+    m = B.n
+    factors = []
+    ident = lambda k, count: np.tile(np.array([1, 0, 0, 1], dtype=object).reshape(1, 4, 1), (count, 1, k // 2))
+    factors.append(ButterflyFactorMatrix(2 * m, 2 * m, ident(2 * m, 1)))
+    for f in B.factors:
+        D = np.concatenate([np.asarray(f.D, dtype=object), ident(f.k, m // f.k)], axis=0)
+        factors.append(ButterflyFactorMatrix(2 * m, f.k, D))
+    return Butterfly(2 * m, tuple(factors))
+
+
+def double_expansion(K: Kaleidoscope) -> Kaleidoscope:
+    """The same n×n matrix as an element of (BB*)^w_{2e}: each E_i becomes diag(E_i, I) (Def. H.17).
+
+    So a stack with N' = 2en rows meets "N' = e′n" for the expansion e′ = 2e that M also has.
+
+    >>> K = symbolic_kaleidoscope(2, 1, 1)
+    >>> K2 = double_expansion(K)
+    >>> K2.e, bool((K2.to_matrix() == K.to_matrix()).all())
+    (2, True)
+    """
+    if not isinstance(K, Kaleidoscope):
+        raise HypothesisError(f"K: expected a Kaleidoscope, got {type(K).__name__}")
+    terms = tuple(BBStar(_pad_identity(t.M1), _pad_identity(t.M2)) for t in K.terms)
+    return Kaleidoscope(K.n, 2 * K.e, terms)

@@ -34,6 +34,11 @@ y = M·x in the top-left n×d block and zero elsewhere.
 depth level of the circuit (:func:`circuit_level_matrices`), all sharing one
 expansion E: L = Δ·(4·log E + Beneš layers) + 1.
 
+``narrow=True`` (either route) runs the same factor matrices on d' = D
+channels (:func:`~symconv.constructions.butterfly.compile_factors_narrow`):
+N' = 2·E·R₀, 2 layers a channel factor, 3 a row factor
+(:func:`narrow_matrix_layer_count`).
+
 >>> import numpy as np
 >>> from symconv.numeric import run
 >>> M = np.array([[1., 2., 0., 0.], [0., 1., 0., 0.], [0., 0., 0., 3.], [4., 0., 0., 1.]])
@@ -52,7 +57,7 @@ import sympy
 
 from ..model import HypothesisError, Stack
 from .benes import benes_switches, switch_factor, weighted_permutations, weighted_permutations_sparse
-from .butterfly import ButterflyFactorMatrix, compile_factors, log2
+from .butterfly import ButterflyFactorMatrix, compile_factors, compile_factors_narrow, log2, narrow_layer_count
 
 
 def next_pow2(v: int) -> int:
@@ -118,7 +123,30 @@ def matrix_layer_count(R0: int, D: int, E: int) -> int:
     return 4 * log2(E) + benes + 1
 
 
-def plan_matrix(M: Any, n: int, d: int) -> MatrixPlan:
+def route_block_sizes(R0: int, D: int, E: int) -> list[int]:
+    """Block sizes k of the factor matrices of one matrix on an R₀×D grid with expansion E, acting order.
+
+    log E fan-out factors, the 2·log P − 1 Beneš stages (P = R₀·D), log E fan-in factors.
+
+    >>> route_block_sizes(2, 1, 2)
+    [4, 2, 4]
+    """
+    P = R0 * D
+    fan = [P << t for t in range(1, log2(E) + 1)]
+    benes = [P >> t for t in range(log2(P))] + [P >> t for t in range(log2(P) - 2, -1, -1)]
+    return fan + benes + fan
+
+
+def narrow_matrix_layer_count(R0: int, D: int, E: int, levels: int = 1) -> int:
+    """Layers of the d' = D route for ``levels`` matrices in a row (each R₀×D grid, expansion E).
+
+    >>> narrow_matrix_layer_count(2, 2, 1), narrow_matrix_layer_count(2, 2, 1, levels=3)
+    (8, 24)
+    """
+    return narrow_layer_count(route_block_sizes(R0, D, E) * max(1, levels), D)
+
+
+def plan_matrix(M: Any, n: int, d: int, narrow: bool = False) -> MatrixPlan:
     """The sizes :func:`compile_matrix` will use for M, without building layers.
 
     C is the most non-zeros in one row or column (König: that many colours suffice).
@@ -131,6 +159,8 @@ def plan_matrix(M: Any, n: int, d: int) -> MatrixPlan:
     nz = np.vectorize(lambda v: v != 0, otypes=[bool])(M) if M.dtype == object else M != 0
     C = max(1, int(nz.sum(axis=0).max()), int(nz.sum(axis=1).max()))
     E = next_pow2(C)
+    if narrow:
+        return MatrixPlan(n, d, R0, D, C, E, narrow_matrix_layer_count(R0, D, E), 2 * E * R0, D)
     return MatrixPlan(n, d, R0, D, C, E, matrix_layer_count(R0, D, E), E * R0, 3 * D)
 
 
@@ -258,6 +288,23 @@ def matrix_factors(M: Any, n: int, d: int) -> tuple[list[ButterflyFactorMatrix],
     factors = slot_factors(parts, P, E, dtype)
     plan = MatrixPlan(n, d, R0, D, C, E, matrix_layer_count(R0, D, E), E * R0, 3 * D)
     return factors, plan
+
+
+def _narrow_stack(factors: list, plan: MatrixPlan, n: int, d: int, N_int: Any, name: str) -> Stack:
+    if N_int is not None and N_int != 2 * plan.E * plan.R0:
+        raise HypothesisError(f"N_int: the d' = D route uses exactly N' = 2·E·R₀ = {2 * plan.E * plan.R0} rows, "
+                              f"got {N_int!r}")
+    return compile_factors_narrow(factors, n, d, D=plan.D, name=name + ", d' = D")
+
+
+def compile_matrix_narrow(M: Any, n: int, d: int) -> Stack:
+    """:func:`compile_matrix` on d' = D channels: N' = 2·E·R₀, :func:`narrow_matrix_layer_count` layers.
+
+    >>> compile_matrix_narrow(np.eye(4), 2, 2).signature
+    Signature(N=2, L=8, d=2, N_int=4, d_int=2)
+    """
+    factors, plan = matrix_factors(M, n, d)
+    return _narrow_stack(factors, plan, n, d, None, f"compile_matrix({n * d}×{n * d}, C={plan.colours})")
 
 
 def compile_matrix(M: Any, n: int, d: int, N_int: int | None = None) -> Stack:
@@ -552,10 +599,12 @@ def circuit_factors(circuit: "LinearCircuit", n: int, d: int, route: str = "matr
     return factors, MatrixPlan(n, d, R, D, C, E, L, E * R, 3 * D)
 
 
-def plan_circuit(circuit: "LinearCircuit", n: int, d: int, route: str = "matrix") -> MatrixPlan:
+def plan_circuit(circuit: "LinearCircuit", n: int, d: int, route: str = "matrix",
+                 narrow: bool = False) -> MatrixPlan:
     """The sizes :func:`compile_circuit` uses, from degrees alone (no layers built).
 
-    ``colours`` is the most non-zeros in one row or column of any matrix of the route.
+    ``colours`` is the most non-zeros in one row or column of any matrix of the route;
+    ``narrow=True`` gives the sizes of the d' = D variant (``compile_circuit(..., narrow=True)``).
 
     >>> from symconv.constructions.linear_circuit_families import walsh_hadamard_circuit
     >>> plan_circuit(walsh_hadamard_circuit(8), 4, 2, "levels").L
@@ -563,16 +612,18 @@ def plan_circuit(circuit: "LinearCircuit", n: int, d: int, route: str = "matrix"
     """
     _check_circuit(circuit, n, d, route)
     if route == "matrix" or circuit.depth == 0:
-        return plan_matrix(circuit.matrix(), n, d)
+        return plan_matrix(circuit.matrix(), n, d, narrow=narrow)
     mats, P, D = circuit_level_matrices(circuit, n, d)
     C = max(_degree(A, P) for A in mats)
     E = next_pow2(C)
     R = P // D
+    if narrow:
+        return MatrixPlan(n, d, R, D, C, E, narrow_matrix_layer_count(R, D, E, len(mats)), 2 * E * R, D)
     return MatrixPlan(n, d, R, D, C, E, len(mats) * (matrix_layer_count(R, D, E) - 1) + 1, E * R, 3 * D)
 
 
 def compile_circuit(circuit: LinearCircuit, n: int, d: int, N_int: int | None = None,
-                    route: str = "matrix") -> Stack:
+                    route: str = "matrix", narrow: bool = False) -> Stack:
     """Corollary H.20: the circuit's map on x (row-major form of u ∈ R^{n×d}) as a BaseConv stack.
 
     The circuit needs n·d inputs and n·d outputs.  ``route="matrix"`` compiles
@@ -580,13 +631,17 @@ def compile_circuit(circuit: LinearCircuit, n: int, d: int, N_int: int | None = 
     with the densest row or column); ``route="levels"`` compiles one matrix per
     depth level on a vector holding the live wires (P = 2^⌈log max(nd, live)⌉
     positions) with a shared expansion E (the most colours of any level):
-    L = Δ·(4·log E + Beneš layers) + 1, N' = E·P/D, d' = 3D.
+    L = Δ·(4·log E + Beneš layers) + 1, N' = E·P/D, d' = 3D.  ``narrow=True``:
+    the same factors on d' = D channels and N' = 2·E·P/D rows (``N_int``, if
+    given, must be that), :func:`narrow_matrix_layer_count` layers.
 
     >>> c = LinearCircuit(2, (Gate(2, 1, 0, 1, 1),), (2, 1))
     >>> compile_circuit(c, 1, 2).L, compile_circuit(c, 1, 2, route="levels").L
     (6, 6)
     """
     factors, plan = circuit_factors(circuit, n, d, route)
+    if narrow:
+        return _narrow_stack(factors, plan, n, d, N_int, f"compile_circuit({route}, C={plan.colours})")
     if N_int is not None and (not isinstance(N_int, (int, np.integer)) or N_int < plan.N_int):
         raise HypothesisError(f"N_int: N' = {N_int!r} is below the {plan.N_int} rows this circuit needs")
     return compile_factors(factors, n, d, N_int=N_int or plan.N_int, D=plan.D,

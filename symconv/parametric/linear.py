@@ -20,6 +20,7 @@ proved the comparison is *undecided*; :class:`Undecided` names it.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from dataclasses import dataclass, field
@@ -44,35 +45,58 @@ class Lin:
     const: int = 0
     order: tuple = field(default=(), compare=False, repr=False)  # display order: as first written
 
+    def __hash__(self) -> int:  # computed once: Lins key the decision caches
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash((self.terms, self.const))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __getstate__(self) -> dict:  # the cached hash is per process (string hashing is salted)
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+
     @staticmethod
     def make(coeffs: Mapping[str, int], const: int = 0, order: Iterable[str] = ()) -> "Lin":
         terms = tuple(sorted((k, int(v)) for k, v in coeffs.items() if v))
+        if not order:
+            return Lin(terms, int(const), tuple(k for k, _ in terms))
         live = {k for k, _ in terms}
         shown = [k for k in dict.fromkeys(order) if k in live]
-        shown += [k for k, _ in terms if k not in shown]
+        if len(shown) < len(terms):
+            shown += [k for k, _ in terms if k not in shown]
         return Lin(terms, int(const), tuple(shown))
 
     def names(self) -> tuple:
         """The symbols in the order they were first written (for display)."""
+        order = self.order
+        if len(order) == len(self.terms):  # as Lin.make leaves it: every live symbol, once
+            return order
         live = [k for k, _ in self.terms]
-        shown = [k for k in self.order if k in live]
+        shown = [k for k in order if k in live]
         return tuple(shown + [k for k in live if k not in shown])
 
     def coeffs(self) -> dict:
         return dict(self.terms)
 
     def __add__(self, other: "LinLike") -> "Lin":
-        o = lin(other)
-        c = self.coeffs()
+        o = other if type(other) is Lin else lin(other)
+        if not o.terms:
+            return self if not o.const else Lin(self.terms, self.const + o.const, self.names())
+        if not self.terms:
+            return o if not self.const else Lin(o.terms, self.const + o.const, o.names())
+        c = dict(self.terms)
         for k, v in o.terms:
             c[k] = c.get(k, 0) + v
         return Lin.make(c, self.const + o.const, self.names() + o.names())
 
     def __neg__(self) -> "Lin":
-        return Lin.make({k: -v for k, v in self.terms}, -self.const, self.names())
+        return Lin(tuple((k, -v) for k, v in self.terms), -self.const, self.names())
 
     def __sub__(self, other: "LinLike") -> "Lin":
-        return self + (-lin(other))
+        o = other if type(other) is Lin else lin(other)
+        if not o.terms:
+            return self if not o.const else Lin(self.terms, self.const - o.const, self.names())
+        return self + (-o)
 
     def __rsub__(self, other: "LinLike") -> "Lin":
         return lin(other) - self
@@ -255,6 +279,98 @@ def _primitive(v) -> tuple:
     return tuple(v)
 
 
+_UNSEEN = object()
+_WITNESSES: dict = {}
+_SCALE = (0, 1, 2, 3, 4, 5, 7, 9, 12, 16, 21, 28, 37, 50, 66, 88)
+
+
+def _witnesses(rows: tuple) -> list:
+    """Some integer points satisfying every row, found by a fixed pseudo-random search (cached per rows).
+
+    Each satisfies the rows exactly, so a form negative at one is not implied by the rows: what
+    Fourier–Motzkin would answer (it never refutes a system with an integer solution), found
+    without eliminating anything.  An empty list just means no shortcut.
+    """
+    hit = _WITNESSES.get(rows)
+    if hit is not None:
+        return hit
+    import random
+
+    names = sorted({k for r in rows for k, _ in r.terms})
+    idx = {k: i for i, k in enumerate(names)}
+    vecs = [(r.const, [(idx[k], c) for k, c in r.terms]) for r in rows]
+    rng = random.Random(1729)
+    out: list = []
+    seen: set = set()
+    small = (0, 1, 1, 2, 2, 3, 4, 5, 6, 8)
+    for _ in range(60):  # small values, then each size in turn set within the bounds the rows leave it
+        v = [rng.choice(small) for _ in names]
+        for d in range(len(names)):
+            lo, hi = -math.inf, math.inf
+            for c0, t in vecs:
+                a = 0
+                rest = c0
+                for i, c in t:
+                    if i == d:
+                        a = c
+                    else:
+                        rest += c * v[i]
+                if a > 0:
+                    lo = max(lo, -(rest // a))  # a·x + rest >= 0  <=>  x >= ceil(-rest / a)
+                elif a < 0:
+                    hi = min(hi, rest // -a)
+                elif rest < 0:
+                    lo, hi = 1, 0
+                    break
+            if lo > hi:
+                continue
+            for x in {lo, hi, (lo + hi) // 2} if hi < math.inf and lo > -math.inf else {lo if lo > -math.inf else hi}:
+                if x in (math.inf, -math.inf):
+                    continue
+                w = list(v)
+                w[d] = int(x)
+                key = tuple(w)
+                if key not in seen and all(c0 + sum(c * w[i] for i, c in t) >= 0 for c0, t in vecs):
+                    seen.add(key)
+                    out.append(dict(zip(names, w)))
+        if len(out) >= 48:
+            break
+    if len(_WITNESSES) > 4096:
+        _WITNESSES.clear()
+    _WITNESSES[rows] = out
+    return out
+
+
+_SUMS: dict = {}
+
+
+def _row_sums(rows: tuple) -> dict:
+    """{terms: least constant} over each row and each sum of two rows (cached per rows).
+
+    A form with the same terms as one of them and a constant at least as large is the
+    row (or sum) plus a non-negative constant: implied, with no elimination.
+    """
+    hit = _SUMS.get(rows)
+    if hit is None:
+        hit = {}
+        sums = list(rows) + [a + b for a, b in itertools.combinations(rows, 2)]
+        for r in sums:
+            if r.terms not in hit or r.const < hit[r.terms]:
+                hit[r.terms] = r.const
+        if len(_SUMS) > 4096:
+            _SUMS.clear()
+        _SUMS[rows] = hit
+    return hit
+
+
+def _refuted_by(points: list, form: "Lin") -> bool:
+    """Whether ``form`` is negative at one of ``points`` (a symbol they lack counts as 0)."""
+    for z in points:
+        if form.const + sum(c * z.get(k, 0) for k, c in form.terms) < 0:
+            return True
+    return False
+
+
 @lru_cache(maxsize=65536)
 def _implies(rows: tuple, form: Lin) -> bool:
     # form >= 0 follows iff rows ∧ form <= -1 is infeasible (integer-valued forms)
@@ -271,6 +387,7 @@ class Facts:
     """
 
     rows: tuple = ()
+    _memo: dict = field(default_factory=dict, compare=False, hash=False, repr=False)  # decisions made so far
 
     @staticmethod
     def of(*forms: LinLike) -> "Facts":
@@ -298,18 +415,38 @@ class Facts:
 
     def proves(self, form: Lin) -> bool:
         """``form >= 0`` for every integer point satisfying the hypotheses."""
-        return _implies(self.rows, lin(form))
+        form = lin(form)
+        key = ("p", form)
+        r = self._memo.get(key)
+        if r is None:
+            least = _row_sums(self.rows).get(form.terms)
+            if least is not None and form.const >= least:
+                r = True
+            elif _refuted_by(_witnesses(self.rows), form):
+                r = False
+            else:
+                r = _implies(self.rows, form)
+            self._memo[key] = r
+        return r
 
     def le(self, a: LinLike, b: LinLike) -> bool | None:
         """True when ``a <= b`` is proved, False when ``a > b`` is, None otherwise."""
-        d = lin(b) - lin(a)
+        key = (a if type(a) is Lin else lin(a), b if type(b) is Lin else lin(b))
+        memo = self._memo
+        r = memo.get(key, _UNSEEN)
+        if r is not _UNSEEN:
+            return r
+        d = key[1] - key[0]
         if d.is_const():
-            return d.const >= 0
-        if self.proves(d):
-            return True
-        if self.proves(-d - 1):
-            return False
-        return None
+            r = d.const >= 0
+        elif self.proves(d):
+            r = True
+        elif self.proves(-d - 1):
+            r = False
+        else:
+            r = None
+        memo[key] = r
+        return r
 
     def lt(self, a: LinLike, b: LinLike) -> bool | None:
         """True when ``a < b`` is proved, False when ``a >= b`` is, None otherwise."""

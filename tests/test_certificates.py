@@ -1,0 +1,224 @@
+"""Lower-bound certificates: each proves a true bound, refuses a false one, and a tampered one fails its re-check."""
+import json
+import sys
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from symconv import Claim, Instance, Signature, SizeParam, Variant, registry, sym
+from symconv.blocks import ones, zeros
+from symconv.certificates import (Bound, CausalCertificate, CertificateError, DegreeCertificate,
+                                  DimensionCertificate, Jet, LeastSignatureCertificate, ReachCertificate,
+                                  family_rank, rank_mod, required_pattern, stack_line_degree)
+from symconv.certificates.standard import both, degree, not_identity, signature_bounds
+from symconv.claims import verify
+from symconv.cli import main
+from symconv.constructions.shifts import shift_down, shift_up
+from symconv.constructions.sums import add_n
+from symconv.dependency import dependencies
+from symconv.model import HypothesisError, Layer, Stack
+
+
+def square_stack(N):
+    """(u·1) ⊙ (e_0 * u): u ⊙ u in one layer with W ≠ 0."""
+    return Stack(N, 1, (Layer(W=[[1]], h=[[1]], b1=[[0]], b2=[[0]]),))
+
+
+# ------------------------------------------------------------------ dependency
+
+
+def test_causal_certificate_proves_shift_up_needs_a_circular_layer():
+    y = sym("y", 4)
+    R = required_pattern(y, y[1:] | zeros(1))
+    c = CausalCertificate.of(R).check()
+    assert c.witness == (0, 1) and c.lower == 1
+    assert not dependencies(shift_down(4, 1))[0, 1]        # a causal stack indeed misses it
+    assert dependencies(shift_up(4, 1))[0, 1]              # the circular one has it
+    with pytest.raises(HypothesisError, match="lower triangular"):
+        CausalCertificate.of(required_pattern(y, zeros(1) | y[:3]))   # shift_down: causal is possible
+    with pytest.raises(CertificateError):
+        replace(c, witness=(1, 0)).check()
+
+
+def test_reach_certificate_with_two_taps_and_a_real_stack():
+    R = np.zeros((4, 4), dtype=bool)
+    R[3, 0] = True
+    c = ReachCertificate.of(R, 4, (0, 1)).check()
+    assert c.lower == 3 and c.witness == (3, 0)
+    two = shift_down(4, 1) >> shift_down(4, 1)              # depth 2 with taps {1}: misses (3, 0)
+    assert not dependencies(two)[3, 0]
+    assert dependencies(two >> shift_down(4, 1))[3, 0]      # depth 3 reaches it: the bound is attained
+    with pytest.raises(CertificateError):
+        replace(c, lower=4).check()
+
+
+# ------------------------------------------------------------------ degree
+
+
+def test_degree_certificate_true_and_false():
+    x = sym("x", 3)
+    c = DegreeCertificate.of(x, x * x * x * x, stack=square_stack(3) >> square_stack(3)).check()
+    assert (c.degree, c.lower, c.general_layers, c.stack_bound) == (4, 2, 2, 4)
+    lin = DegreeCertificate.of(x, x + ones(3)).check()
+    assert lin.degree == 1 and lin.lower == 0
+    with pytest.raises(CertificateError, match="below what degree"):   # one W ≠ 0 layer cannot reach degree 4
+        DegreeCertificate.of(x, x * x * x * x, stack=square_stack(3)).check()
+    with pytest.raises(CertificateError):
+        replace(c, degree=8, lower=3).check()
+
+
+def test_degree_of_a_cancelling_target_is_found_exactly():
+    x = sym("x", 2)
+    a, b = x[0, 0], x[1, 0]
+    e = (a + b) ** 3 - a ** 3 - 3 * a ** 2 * b - 3 * a * b ** 2 - b ** 3 + a * b   # degree 2, tree bound 3
+    c = DegreeCertificate.of(x, x.__class__(np.array([[e], [0]], dtype=object)))
+    assert (c.upper, c.degree, c.lower) == (3, 2, 1)
+
+
+def test_stack_line_degree_matches_the_bound():
+    assert stack_line_degree(square_stack(3)) == (2, 2)
+    assert stack_line_degree(square_stack(3) >> square_stack(3)) == (4, 4)
+    assert stack_line_degree(add_n(1, 4)) == (1, 1)
+
+
+# ------------------------------------------------------------------ dimension
+
+
+def test_jet_gradient_of_a_matrix_product():
+    p = 101
+    th = Jet.variables(np.array([2, 3, 5, 7]), p)
+    M = th.reshape(2, 2)
+    out = (M @ M).reshape(4)                                 # entries of M², their gradient in M's entries
+    a, b, c, d = 2, 3, 5, 7
+    assert out.v.tolist() == [(a * a + b * c) % p, (a * b + b * d) % p, (c * a + d * c) % p, (c * b + d * d) % p]
+    assert out.g[0].tolist() == [2 * a, c, b, 0]             # ∂(a² + bc)
+
+
+def test_dimension_of_known_families():
+    assert family_rank("dense", {"n": 3}) == (9, 9)
+    for n in (4, 8):                                          # butterfly: n(log₂n + 1) (diagonal gauge)
+        assert family_rank("butterfly", {"n": n})[1] == n * (n.bit_length() - 1 + 1)
+    assert family_rank("retnet", {"N": 1, "d": 2}) == (13, 6)   # sym(W_C W_Aᵀ) 3 + W_V 4 − 1 scale
+    assert family_rank("retnet", {"N": 2, "d": 2}) == (13, 8)   # W_C W_Aᵀ 4 + W_V 4 − 1, + γ
+
+
+def test_dimension_certificate_checks_and_refuses():
+    c = DimensionCertificate.of("butterfly", {"n": 16}, N_int=4, d_int=4).check()
+    assert c.rank == 80 and c.layers_needed == 2 and c.lower == 2
+    r = DimensionCertificate.of("retnet", {"N": 1, "d": 3}, formula="d²", formula_value=9).check()
+    assert r.rank >= 9
+    with pytest.raises(CertificateError):
+        replace(c, rank=81).check()
+    with pytest.raises(CertificateError, match="hand bound"):
+        DimensionCertificate.of("retnet", {"N": 1, "d": 2}, formula="false", formula_value=7).check()
+    with pytest.raises(HypothesisError, match="unknown family"):
+        DimensionCertificate.of("nope", {})
+
+
+def test_rank_mod_without_flint(monkeypatch):
+    A = np.array([[1, 2, 3], [2, 4, 6], [0, 1, 1], [1, 3, 4]])
+    monkeypatch.setitem(sys.modules, "flint", None)          # the numpy elimination path
+    assert rank_mod(A, 7) == 2 and rank_mod(np.eye(4, dtype=int), 7) == 4
+
+
+# ------------------------------------------------------------------ least signature
+
+
+def test_least_signature_of_add_n_and_a_refusal():
+    y = sym("y", 2)
+    target = ones(1) | (y[0:1] + y[1:2])                      # add_1 on N = 2
+    c = LeastSignatureCertificate.of(y, target, witness=add_n(1, 2)).check()
+    assert c.lower == 2 and c.least == 2
+    with pytest.raises(HypothesisError, match="may exist"):   # shift_down is one layer
+        LeastSignatureCertificate.of(y, zeros(1) | y[0:1])
+    with pytest.raises(CertificateError):
+        replace(c, target=zeros(1) | y[0:1]).check()
+    with pytest.raises(CertificateError, match="witness"):
+        replace(c, witness=shift_down(2, 1) >> shift_down(2, 1)).check()
+
+
+# ------------------------------------------------------------------ bounds in verify
+
+
+def fourth_power_claim(claimed_L, expect):
+    """u⁴ built by two squaring layers, against a claimed layer count."""
+    def build(z):
+        u = sym("u", z["N"])
+        st = square_stack(z["N"]) >> square_stack(z["N"])
+        return Instance(u, st, u * u * u * u)
+    return Claim("X.4", "fourth power", "u⁴", (SizeParam("N", 1, 3),),
+                 lambda z: Signature(z["N"], claimed_L, 1, z["N"], 1), (Variant("squares", build),),
+                 bounds=signature_bounds(f"{claimed_L} layers", "N' = N", "d' = d",
+                                         L_certs=both(not_identity, degree), expect={"L": expect}))
+
+
+def test_a_claimed_layer_count_below_the_degree_bound_is_false():
+    vs = verify(fourth_power_claim(1, "false"), max_size=3)
+    (r,) = [b for b in vs[0].bounds if b.quantity == "L"]
+    assert r.verdict == "false" and r.lower == 2 and "exceeds the claimed 1" in r.refutation
+    assert vs.ok
+    bad = verify(fourth_power_claim(1, "met"))
+    assert not bad.ok and "recorded 'met'" in bad[0].differences[0]
+    good = verify(fourth_power_claim(2, "met"), max_size=3)
+    assert good.ok and good[0].bounds[0].verdict == "met" and good[0].bounds[0].lower == 2
+    rec = good[0].as_dict()["lower_bounds"][0]
+    assert {k: rec[k] for k in ("quantity", "claimed", "built", "lower_bound", "verdict")} == \
+        {"quantity": "L", "claimed": 2, "built": 2, "lower_bound": 2, "verdict": "met"}
+    assert "degree" in rec["certificate"]
+
+
+def test_met_up_to_c_and_a_big_o_refutation():
+    def build(z):
+        u = sym("u", z["N"])
+        return Instance(u, square_stack(z["N"]) >> square_stack(z["N"]), u * u * u * u)
+    claim = Claim("X.5", "c", "u⁴", (SizeParam("N", 1, 3),), lambda z: Signature(z["N"], 1, 1, z["N"], 1),
+                  (Variant("squares", build),),
+                  bounds=(Bound("L", "O(1)", big_o=True, expect="met up to c"),
+                          Bound("parameters", "O(N)", claimed=lambda z: z["N"], big_o=True, expect="false",
+                                refute=lambda c: {"N": int(c) + 1}, lower_formula=lambda z: z["N"] ** 2)))
+    v = verify(claim, max_size=3)
+    L, P = v[0].bounds
+    assert L.verdict == "met up to c" and L.c == 2
+    assert P.verdict == "false" and "for every c" in P.refutation and v.ok
+
+
+def test_bound_validation():
+    with pytest.raises(HypothesisError, match="quantity"):
+        Bound("layers", "5L")
+    with pytest.raises(HypothesisError, match="expect"):
+        Bound("L", "5L", expect="true")
+    with pytest.raises(HypothesisError, match="together"):
+        Bound("L", "5L", refute=lambda c: {})
+    with pytest.raises(HypothesisError, match="Bound"):
+        Claim("X.1", "x", "x", (), None, (Variant("v", lambda z: None),), bounds=("L",))
+
+
+def test_verify_shows_bounds_in_json_table_and_markdown(capsys, monkeypatch):
+    assert main(["verify", "H.9", "--format", "json", "--quiet"]) == 0
+    recs = json.loads(capsys.readouterr().out)
+    lb = {b["quantity"]: b for b in recs[0]["lower_bounds"]}
+    assert lb["L"]["lower_bound"] == 2 and lb["L"]["verdict"] == "met" and "least signature" in lb["L"]["certificate"]
+    monkeypatch.setenv("COLUMNS", "100")
+    assert main(["verify", "H.9", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    table = out.split("\n\n")[0]
+    assert "proved ≥" in table and max(len(line) for line in table.splitlines()) <= 100
+    assert "bound L: claimed 2 layers" in out and "Gröbner basis {1}" in out
+    (claim,) = registry.select(registry.load_proofs([])[0], ["H.9"])
+    (v,) = [x for x in verify(claim) if x.variant == "as printed"]
+    certs = [c for b in v.bounds for c in b.certificates]
+    assert {c.kind for c in certs} >= {"least signature", "trivial"} and all(c.check() is c for c in certs)
+    assert main(["verify", "H.9", "--quiet", "--bounds"]) == 0
+    md = capsys.readouterr().out
+    assert md.startswith("| id") and "proved lower bound" in md and "| met " in md
+
+
+def test_a_claimed_zero_gives_an_unbounded_constant_that_json_can_hold():
+    def build(z):
+        y = sym("y", z["N"])
+        return Instance(y, shift_down(z["N"], 1), zeros(1) | y[: z["N"] - 1])
+    c = Claim("X.6", "zero", "s", (SizeParam("N", 2, 3),), lambda z: Signature(z["N"], 0, 1, z["N"], 1),
+              (Variant("v", build),), bounds=(Bound("L", "0 layers", expect="met up to c"),))
+    rec = verify(c)[0].as_dict()["lower_bounds"][0]
+    assert rec["c"] is None and rec["c_unbounded"] and json.dumps(rec, allow_nan=False)
