@@ -27,7 +27,6 @@ Example:
 """
 from __future__ import annotations
 
-import bisect
 import contextlib
 import os
 from dataclasses import dataclass
@@ -658,12 +657,15 @@ def layer_params(layer: Layer, R: Any, N_int: int) -> LayerParams:
         return hit[2]
     ops = _Ops(R)
     d = layer.W.shape[0]
-    W = _convert_columns(R, layer.W)
+    W = np.empty(layer.W.shape, dtype=object)  # d'×d' (small): W[:, j] is what gate channel j reads
+    for j, col in enumerate(_convert_columns(R, layer.W)):
+        for i, v in enumerate(col):
+            W[i, j] = v
     h = _convert_columns(R, layer.h)
     b1 = _convert_columns(R, layer.b1)
     b2 = _convert_columns(R, layer.b2)
     taps = tuple(_pairs(R, ops, h[j if len(h) > 1 else 0]) for j in range(d))
-    Wc = tuple(_pairs(R, ops, W[j]) for j in range(d))
+    Wc = tuple(_pairs(R, ops, list(W[:, j])) for j in range(d))
     p = LayerParams(taps, Wc, tuple(_bias(b1, j, N_int) for j in range(d)),
                     tuple(_bias(b2, j, N_int) for j in range(d)))
     if len(_PARAMS) > 512:
@@ -707,27 +709,24 @@ def _mul(v: Any, c: Any, is_scalar: bool, flint: bool) -> Any:
 
 def _convolve_pairs(taps: tuple, u: Sequence[Any], N: int, mode: str, R: Any, flint: bool) -> list:
     acc: list = [None] * N
-    idx = [i for i, v in enumerate(u) if v]
-    vs = [u[i] for i in idx]
+    vals = [(i, v) for i, v in enumerate(u) if v]
     circular = mode == "circular"
     for k, c, is_scalar in taps:
-        if circular:
-            pos = [(i + k) % N for i in idx]
-            sel = vs
-        else:  # causal: the terms that land below X^N
-            m = bisect.bisect_left(idx, N - k)
-            pos = [i + k for i in idx[:m]]
-            sel = vs[:m] if m < len(vs) else vs
-        if c is None:
-            ts = sel
-        elif is_scalar:
-            ts = [v * c for v in sel] if flint else [v.mul_ground(c) for v in sel]
-        else:
-            ts = [c * v for v in sel]
-        for p, t in zip(pos, ts):
-            a = acc[p]
+        for i, v in vals:
+            pos = i + k
+            if pos >= N:
+                if not circular:
+                    break
+                pos %= N
+            if c is None:
+                t = v
+            elif is_scalar:
+                t = v * c if flint else v.mul_ground(c)
+            else:
+                t = c * v
+            a = acc[pos]
             if a is None:
-                acc[p] = [t]
+                acc[pos] = [t]
             else:
                 a.append(t)
     zero = R.zero  # sums of many terms pairwise: each addition merges operands of similar size

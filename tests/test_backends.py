@@ -149,3 +149,18 @@ def test_layer_parameters_convert_entry_by_entry_alike(backend):
         assert cols == [[to_ring(R, a[i, j]) for i in range(a.shape[0])] for j in range(a.shape[1])]
     with pytest.raises(HypothesisError, match="booleans"):
         _convert_columns(R, np.array([[True]], dtype=object))
+
+
+@flint_only
+def test_the_bench_ring_form_of_h10_is_the_proofs_output_and_holds_in_both_rings():
+    """bench symbolic rebuilds H.10's expected output as ring programs: same entries, same verdicts."""
+    from symconv.bench.symbolic import as_ring_block, h10_instance
+
+    plain, z = h10_instance(4, False)
+    ring, _ = h10_instance(4, True)
+    assert all(sympy.expand(a - b) == 0 for a, b in zip(ring.expected.entries.flat, plain.expected.entries.flat))
+    for b in ("sympy", "flint"):
+        assert check_instance(ring, z, backend=b)[0] is None
+    x = sympy.Symbol("x")
+    blk = as_ring_block(Block(np.array([[x * (x + 1)], [x + 2]], dtype=object)))
+    assert [sympy.expand(e) for e in blk.entries[:, 0]] == [x**2 + x, x + 2]
