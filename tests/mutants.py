@@ -65,6 +65,7 @@ CIR = "symconv/circuits.py"
 RET = "symconv/retnet.py"
 ALG = "symconv/parametric/algebra.py"
 PRINTED = "symconv/parametric/printed.py"
+RETD = "symconv/constructions/retnet_direct.py"
 
 M = Mutant
 
@@ -468,4 +469,13 @@ MUTANTS = (
     M("p22-readout", "proofs/h22_retnet.py", "rows = [list(C[n, :] * states[n]) for n in range(u.n)]",
       "rows = [list(C[n, :] * states[0]) for n in range(u.n)]",
       ("RetNet",), "expected", "claimed read-out uses z^0 at every n"),
+    # ------------------------------------------------------------ constructions of issue 11
+    M("rd-decay", RETD, "            h[:, k * d + j] = taps", "            h[1:, k * d + j] = taps[:-1]",
+      ("RetNet direct",), "tap", "the decay filter starts one row late (γ^{t-1} at t)"),
+    M("rd-readout", RETD, "                W[k * d + j, j] = 1", "                W[k * d + j, k] = 1",
+      ("RetNet direct",), "param", "the read-out sums over j instead of k"),
+    M("bf-narrow-mix", BUT, "        W[j ^ s, j] = 1", "        W[j ^ s, j] = -1",
+      ("butterfly_factor_matrix",), "sign", "the d' = d channel factor subtracts the partner channel"),
+    M("ari-inplace-tap", ARI, "    h[-1] = 1  # the tap T", "    h[0] = 1  # the tap T",
+      ("product",), "tap", "the in-place multiplication of the tight layout squares each row instead"),
 )

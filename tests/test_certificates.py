@@ -222,3 +222,19 @@ def test_a_claimed_zero_gives_an_unbounded_constant_that_json_can_hold():
               (Variant("v", build),), bounds=(Bound("L", "0 layers", expect="met up to c"),))
     rec = verify(c)[0].as_dict()["lower_bounds"][0]
     assert rec["c"] is None and rec["c_unbounded"] and json.dumps(rec, allow_nan=False)
+
+
+def test_a_lower_bound_above_a_construction_that_holds_is_reported():
+    """A certificate that contradicts a verified construction makes verify fail, whatever was recorded."""
+    from symconv.certificates.base import TrivialCertificate
+
+    def wrong(z, get):
+        return (TrivialCertificate("L", 3, "a deliberately wrong bound: L ≥ 3"),)
+    claim = fourth_power_claim(2, "met")
+    bad = replace(claim, bounds=(Bound("L", "2 layers", claimed=lambda z: 2, certificates=wrong, expect="false"),))
+    vs = verify(bad, max_size=3)
+    assert vs[0].holds and vs[0].bounds[0].verdict == "false"
+    assert not vs.ok and any("exceeds the 2 built by variant 'squares'" in d for d in vs[0].differences)
+    right = replace(claim, bounds=(Bound("L", "2 layers", claimed=lambda z: 2, certificates=both(not_identity, degree),
+                                         expect="met"),))
+    assert verify(right, max_size=3).ok

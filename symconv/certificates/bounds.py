@@ -387,6 +387,43 @@ def signature_points(points: Sequence[tuple], holds: bool) -> list:
     return out
 
 
+UNIVERSAL = ("trivial", "degree")
+
+
+def _universal(cert: Any, quantity: str) -> bool:
+    """Does ``cert`` bound every model of the claim, whatever its N' and d'? (degree and trivial
+    bounds do; a dimension bound on parameters does; bounds stated at one (N', d'), or for
+    filters restricted to given taps, do not)."""
+    q = cert.quantity
+    if not (q == quantity or (quantity == "L" and q == "general layers")):
+        return False
+    return cert.kind in UNIVERSAL or (cert.kind == "dimension" and q == "parameters")
+
+
+def contradictions(bound: Bound, result: BoundResult, certs: Mapping) -> tuple:
+    """Points where a proved lower bound that holds for every model exceeds what a variant that
+    holds there built: the certificate or the verdict is wrong, so ``verify`` reports it.
+
+    >>> from symconv.certificates.base import TrivialCertificate
+    >>> b = Bound("N'", "N' = N", claimed=lambda z: z["N"])
+    >>> r = BoundResult("N'", "N' = N", False, "v", "met", 1.0, "met", (BoundPoint((("N", 4),), 4, 3, 4),))
+    >>> msg, = contradictions(b, r, {(("N", 4),): (TrivialCertificate("N'", 4, "N' ≥ N"),)})
+    >>> msg.split(": the")[0]
+    "bound N' (N' = N): at N=4 a proved lower bound 4 exceeds the 3 built by variant 'v', which holds there"
+    """
+    out = []
+    for p in result.points:
+        if p.built is None or p.sizes not in certs:
+            continue
+        lows = [int(c.lower) for c in certs[p.sizes] if _universal(c, bound.quantity)]
+        if lows and max(lows) > p.built:
+            sz = ", ".join(f"{k}={v}" for k, v in p.sizes)
+            out.append(f"bound {bound.quantity} ({bound.text}): at {sz} a proved lower bound {max(lows)} exceeds "
+                       f"the {p.built} built by variant {result.variant!r}, which holds there: the certificate or "
+                       "the verdict is wrong")
+    return tuple(out)
+
+
 def assess(claim: Any, verdicts: list, complete: bool) -> list:
     """Attach each bound's result to each verdict of ``claim``; a changed claim verdict is a difference."""
     if not claim.bounds:
@@ -409,6 +446,8 @@ def assess(claim: Any, verdicts: list, complete: bool) -> list:
                 continue
             counts = v.verdict == "holds" and v.variant not in bound.exclude
             r = assess_variant(bound, claim, v.variant, signature_points(v.points_built, counts), certs, sigs)
+            if counts:
+                diffs[i].extend(contradictions(bound, r, certs))
             per[i].append(r)
             results.append(r)
         best = summarise(results)
@@ -450,4 +489,4 @@ def claim_rows(verdicts: Sequence) -> list:
 
 
 __all__ = ["Bound", "BoundPoint", "BoundResult", "VERDICTS", "assess", "assess_variant", "describe", "first_point",
-           "last_point", "model_params", "summarise", "QUANTITIES", "claim_rows"]
+           "last_point", "model_params", "summarise", "QUANTITIES", "claim_rows", "contradictions"]
