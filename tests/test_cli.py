@@ -128,3 +128,10 @@ def test_a_huge_max_size_is_one_line_and_exit_2(capsys):
     assert main(["verify", "H.9", "--max-size", "100000000"]) == 2
     err = capsys.readouterr().err
     assert "max_size: a box of" in err and len(err.strip().splitlines()) == 1
+
+
+def test_readme_examples_of_the_bounds_section_give_what_they_say():
+    ns = run_readme_block('DimensionCertificate.of("butterfly"')
+    assert ns["c"].lower == 2 and (ns["d"].rank, ns["d"].layers_needed) == (80, 2)
+    ns = run_readme_block("compile_butterfly_narrow(symbolic_butterfly(16), 4, 4)")
+    assert str(ns["stack"].signature) == "(4, 10, 4, 8, 4)"
