@@ -103,28 +103,26 @@ def printed_steps(z, inst):
     return tuple(steps)
 
 
-def numeric(N, d, batch, rng, e=2, w=1):
-    """M ∈ (BB*)^1_2 with random butterfly entries, n the largest power of two <= N."""
+def _numeric(compile_fn, N, d, batch, rng, e, w):
+    """M ∈ (BB*)^w_e with random butterfly entries, compiled by ``compile_fn``; n the largest power of two <= N."""
     n = 1 << max(1, int(N).bit_length() - 1)
     d = 1 << max(0, int(d).bit_length() - 1)
     K = random_kaleidoscope(n * d, e, w, rng)
 
     def reference(u):
         return from_row_major(K.apply(row_major(u)), n, d)
-    return NumericCase(compile_kaleidoscope(K, n, d), rng.standard_normal((batch, n, d)), reference,
+    return NumericCase(compile_fn(K, n, d), rng.standard_normal((batch, n, d)), reference,
                        {"n": n, "d": d, "e": e, "w": w})
+
+
+def numeric(N, d, batch, rng, e=2, w=1):
+    """M ∈ (BB*)^1_2 on the d' = 3d route (N' = en)."""
+    return _numeric(compile_kaleidoscope, N, d, batch, rng, e, w)
 
 
 def numeric_narrow(N, d, batch, rng, e=2, w=1):
     """As :func:`numeric`, on the d' = d route (N' = 2en)."""
-    n = 1 << max(1, int(N).bit_length() - 1)
-    d = 1 << max(0, int(d).bit_length() - 1)
-    K = random_kaleidoscope(n * d, e, w, rng)
-
-    def reference(u):
-        return from_row_major(K.apply(row_major(u)), n, d)
-    return NumericCase(compile_kaleidoscope_narrow(K, n, d), rng.standard_normal((batch, n, d)), reference,
-                       {"n": n, "d": d, "e": e, "w": w})
+    return _numeric(compile_kaleidoscope_narrow, N, d, batch, rng, e, w)
 
 
 def claimed(z):

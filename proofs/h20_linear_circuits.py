@@ -110,15 +110,20 @@ def claimed(family):
     return sig
 
 
-def numeric(N, d, batch, rng):
-    """A random sparse circuit (two levels) on nd <= 1024 wires, n about N."""
+def _numeric_matrix(compile_fn, N, d, batch, rng):
+    """A random sparse circuit (two levels) on nd <= 1024 wires, n about N, its matrix compiled by ``compile_fn``."""
     n = max(1, min(int(N), 1024 // max(1, int(d))))
     c = random_sparse_circuit(n * d, rng)
     M = c.evaluate(np.eye(n * d)).T
 
     def reference(u):
         return from_row_major(c.evaluate(row_major(u)), n, d)
-    return NumericCase(compile_matrix(M, n, d), rng.standard_normal((batch, n, d)), reference, {"n": n, "d": d})
+    return NumericCase(compile_fn(M, n, d), rng.standard_normal((batch, n, d)), reference, {"n": n, "d": d})
+
+
+def numeric(N, d, batch, rng):
+    """The matrix route (d' = 3D) on a random sparse circuit of nd <= 1024 wires."""
+    return _numeric_matrix(compile_matrix, N, d, batch, rng)
 
 
 def numeric_levels(narrow):
@@ -143,14 +148,7 @@ def numeric_levels(narrow):
 
 def numeric_narrow(N, d, batch, rng):
     """As :func:`numeric`, on the d' = D route (N' = 2·E·R₀)."""
-    n = max(1, min(int(N), 1024 // max(1, int(d))))
-    c = random_sparse_circuit(n * d, rng)
-    M = c.evaluate(np.eye(n * d)).T
-
-    def reference(u):
-        return from_row_major(c.evaluate(row_major(u)), n, d)
-    return NumericCase(compile_matrix_narrow(M, n, d), rng.standard_normal((batch, n, d)), reference,
-                       {"n": n, "d": d})
+    return _numeric_matrix(compile_matrix_narrow, N, d, batch, rng)
 
 
 CLAIMS = [

@@ -85,6 +85,19 @@ def plot_numeric(series: dict, path: str | os.PathLike, d: int | None = None, li
     _save(fig, path, plt)
 
 
+def ratio_axes(ax: Any, xlabel: str, title: str, ylabel: str = "built / claimed", yscale_log: bool = False) -> None:
+    """Style one panel of a built/claimed ratio plot: the line ratio = 1, log₂ axes, grid, legend."""
+    ax.axhline(1.0, color="gray", linestyle=":", label="ratio 1")
+    ax.set_xscale("log", base=2)
+    if yscale_log:
+        ax.set_yscale("log", base=2)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=6)
+
+
 def _save(fig: Any, path: str | os.PathLike, plt: Any) -> None:
     """Write the figure through :func:`symconv.fileio.atomic_path`: whole or not at all."""
     try:

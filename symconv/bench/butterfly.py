@@ -205,7 +205,7 @@ def plot_ratios(series: dict, path: str) -> None:
     Solid lines: d' = 3d variants; dashed: d' = d variants.  Written whole or not at all.
     """
     from ..fileio import check_target
-    from ..plot import _save, require_matplotlib
+    from ..plot import _save, ratio_axes, require_matplotlib
 
     check_target(path, "--plot")
     plt = require_matplotlib()
@@ -222,14 +222,7 @@ def plot_ratios(series: dict, path: str) -> None:
                 xs, ys = zip(*sorted(pts))
                 ax.plot(xs, ys, marker="o", markersize=3, linestyle="--" if "d' = d]" in tag else "-",
                         label=tag[len(group) + 1:])
-            ax.axhline(1.0, color="gray", linestyle=":", label="claimed (ratio 1)")
-            ax.set_xscale("log", base=2)
-            ax.set_yscale("log", base=2)
-            ax.set_xlabel("nd")
-            ax.set_ylabel("built / claimed")
-            ax.set_title(f"{group}: {key} built / claimed", fontsize=10)
-            ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize=6)
+            ratio_axes(ax, "nd", f"{group}: {key} built / claimed", yscale_log=True)
     fig.tight_layout()
     _save(fig, path, plt)
 

@@ -122,7 +122,7 @@ def signature_ratios(args) -> tuple[list[Record], dict]:
 def plot_ratios(series: dict, path: str) -> None:
     """Three panels (L, N', d' ratios against the cut width w), one line per family; written whole or not."""
     from ..fileio import check_target
-    from ..plot import _save, require_matplotlib
+    from ..plot import _save, ratio_axes, require_matplotlib
 
     check_target(path, "--plot")
     plt = require_matplotlib()
@@ -131,13 +131,7 @@ def plot_ratios(series: dict, path: str) -> None:
         for fam, pts in sorted(fams.items()):
             xs, ys = zip(*sorted(pts))
             ax.plot(xs, ys, marker="o", markersize=3, label=fam)
-        ax.axhline(1.0, color="gray", linestyle="--", label="bound (ratio 1)")
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("w (cut width)")
-        ax.set_ylabel("built / bound")
-        ax.set_title(f"{key} (Theorem H.21, constant 4)", fontsize=10)
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=6)
+        ratio_axes(ax, "w (cut width)", f"{key} (Theorem H.21, constant 4)", ylabel="built / bound")
     fig.tight_layout()
     _save(fig, path, plt)
 

@@ -411,21 +411,8 @@ def route_affine(R: Router, pos: dict, targets: Sequence[tuple[int, Affine]], la
     if by_tgt != list(range(nE)):
         perm = np.array(by_tgt + list(range(nE, P)), dtype=np.int64)  # y[o] = x[perm[o]]
         for k, cross in benes_switches(perm):
-            if not cross.any():
-                continue
-            h = k // 2
-            stay = np.zeros((R.K, R.d), dtype=np.int8)
-            up = np.zeros((R.K, R.d), dtype=np.int8)
-            dn = np.zeros((R.K, R.d), dtype=np.int8)
-            for sw, x in enumerate(cross.tolist()):
-                blk, j = divmod(sw, h)
-                a = blk * k + j
-                if x:
-                    up[a, 0] = 1        # a receives y[a + h]
-                    dn[a + h, 0] = 1    # a + h receives y[a]
-                else:
-                    stay[a, 0] = stay[a + h, 0] = 1
-            R.stage([(0, stay), (-h, up), (h, dn)], f"{label}: Beneš stage k={k}")
+            if cross.any():
+                R.stage(_benes_stage(R, k, cross), f"{label}: Beneš stage k={k}")
     # 3. scale by the coefficients
     coeffs = [by_src[r][2] for r in by_tgt]
     if any(not (isinstance(c, (int, Fraction)) and c == 1) for c in coeffs):
@@ -488,21 +475,8 @@ def _tight_tail(R: Router, by_src: list, nE: int, label: str) -> None:
     stages = []
     if not np.array_equal(perm, np.arange(P)):
         for k, cross in benes_switches(perm):
-            if not cross.any():
-                continue
-            h = k // 2
-            stay = np.zeros((R.K, R.d), dtype=np.int8)
-            up = np.zeros((R.K, R.d), dtype=np.int8)
-            dn = np.zeros((R.K, R.d), dtype=np.int8)
-            for sw, x in enumerate(cross.tolist()):
-                blk, j = divmod(sw, h)
-                a = blk * k + j
-                if x:
-                    up[a, 0] = 1
-                    dn[a + h, 0] = 1
-                else:
-                    stay[a, 0] = stay[a + h, 0] = 1
-            stages.append((k, [(0, stay), (-h, up), (h, dn)]))
+            if cross.any():
+                stages.append((k, _benes_stage(R, k, cross)))
     if stages and not ones:  # the last stage puts every copy in its row: scale it there
         k, terms = stages[-1]
         scaled = []
@@ -904,6 +878,24 @@ def _mul_in_place(R: Router, T: int, crows: Sequence[int], label: str) -> None:
     below[T:] = R.occ[:R.K - T]
     R.occ = R.occ & (below | b2[:R.K].astype(bool))
 
+
+
+def _benes_stage(R: Any, k: int, cross: np.ndarray) -> list:
+    """The (shift, mask) terms of one Beneš stage of block size k: a switch that crosses sends
+    row a to a + k/2 and back; one that does not keeps both rows."""
+    h = k // 2
+    stay = np.zeros((R.K, R.d), dtype=np.int8)
+    up = np.zeros((R.K, R.d), dtype=np.int8)
+    dn = np.zeros((R.K, R.d), dtype=np.int8)
+    for sw, x in enumerate(cross.tolist()):
+        blk, j = divmod(sw, h)
+        a = blk * k + j
+        if x:
+            up[a, 0] = 1        # a receives y[a + h]
+            dn[a + h, 0] = 1    # a + h receives y[a]
+        else:
+            stay[a, 0] = stay[a + h, 0] = 1
+    return [(0, stay), (-h, up), (h, dn)]
 
 def _top_row(f: Affine, pos: dict) -> float:
     """The smallest row an affine form reads (inf for a constant)."""

@@ -515,26 +515,10 @@ def factor_layer_count(k: int, D: int) -> int:
     return 1 if k // 2 < D else 2
 
 
-def compile_factors(factors: Sequence[ButterflyFactorMatrix], n: int, d: int, N_int: int | None = None,
-                    D: int | None = None, name: str = "butterfly factors", final_sum: bool = True,
-                    fresh: bool = True) -> Stack:
-    """A stack computing F_last ⋯ F_1·x for factor matrices given in acting order.
 
-    The factors have size R·D: the vector is laid out row-major on the first R
-    rows of an N'×D grid (D ≥ d a power of two, default d; R ≥ n).  The input
-    u (n×d) sits in the top-left corner, so x is u's row-major form when D = d
-    and R = n, or is zero-padded otherwise.  State: N'×3D, N' = R unless given.
-    Layers: Σ factor_layer_count + 1.  The first layer reads block 0 (channels
-    0..D−1) only; after the last layer the whole state is zero outside the
-    vector's region of block 0.  ``final_sum=False`` leaves
-    the last layer out (the three blocks then sum to the result), so that a
-    long sequence can be built and run in pieces with the same layers; a piece
-    after the first takes ``fresh=False`` (its first layer reads all blocks).
-
-    >>> s = compile_factors([symbolic_factor(4, 4)], 2, 2)
-    >>> s.signature
-    Signature(N=2, L=3, d=2, N_int=2, d_int=6)
-    """
+def _checked_factors(factors: Any, n: int, d: int, D: int | None) -> tuple:
+    """(factors as a tuple, grid width D, rows R) after checking that the factors are butterfly
+    factor matrices of one length that fills a whole number R ≥ n of rows of width D ≥ d."""
     if isinstance(factors, (str, bytes)) or not hasattr(factors, "__iter__"):
         raise HypothesisError(f"factors: expected a sequence of ButterflyFactorMatrix, got {type(factors).__name__}")
     factors = tuple(factors)
@@ -556,6 +540,30 @@ def compile_factors(factors: Sequence[ButterflyFactorMatrix], n: int, d: int, N_
             f"width D = {D}; it must be a whole number of rows, at least n = {n}"
         )
     R = size // D
+    return factors, D, R
+
+
+def compile_factors(factors: Sequence[ButterflyFactorMatrix], n: int, d: int, N_int: int | None = None,
+                    D: int | None = None, name: str = "butterfly factors", final_sum: bool = True,
+                    fresh: bool = True) -> Stack:
+    """A stack computing F_last ⋯ F_1·x for factor matrices given in acting order.
+
+    The factors have size R·D: the vector is laid out row-major on the first R
+    rows of an N'×D grid (D ≥ d a power of two, default d; R ≥ n).  The input
+    u (n×d) sits in the top-left corner, so x is u's row-major form when D = d
+    and R = n, or is zero-padded otherwise.  State: N'×3D, N' = R unless given.
+    Layers: Σ factor_layer_count + 1.  The first layer reads block 0 (channels
+    0..D−1) only; after the last layer the whole state is zero outside the
+    vector's region of block 0.  ``final_sum=False`` leaves
+    the last layer out (the three blocks then sum to the result), so that a
+    long sequence can be built and run in pieces with the same layers; a piece
+    after the first takes ``fresh=False`` (its first layer reads all blocks).
+
+    >>> s = compile_factors([symbolic_factor(4, 4)], 2, 2)
+    >>> s.signature
+    Signature(N=2, L=3, d=2, N_int=2, d_int=6)
+    """
+    factors, D, R = _checked_factors(factors, n, d, D)
     N_int = R if N_int is None else N_int
     if not isinstance(N_int, (int, np.integer)) or N_int < R:
         raise HypothesisError(f"N_int: N' = {N_int} is below the {R} rows the vector needs")
@@ -759,27 +767,7 @@ def compile_factors_narrow(factors: Sequence[ButterflyFactorMatrix], n: int, d: 
     >>> compile_factors_narrow([symbolic_factor(4, 4)], 2, 2).signature
     Signature(N=2, L=3, d=2, N_int=4, d_int=2)
     """
-    if isinstance(factors, (str, bytes)) or not hasattr(factors, "__iter__"):
-        raise HypothesisError(f"factors: expected a sequence of ButterflyFactorMatrix, got {type(factors).__name__}")
-    factors = tuple(factors)
-    if not factors:
-        raise HypothesisError("factors: need at least one butterfly factor matrix")
-    D = d if D is None else D
-    check_pow2(D, "D (grid width)")
-    if D < d:
-        raise HypothesisError(f"D: grid width {D} is below d = {d}")
-    size = factors[0].n
-    for i, f in enumerate(factors):
-        if not isinstance(f, ButterflyFactorMatrix):
-            raise HypothesisError(f"factors[{i}]: expected a ButterflyFactorMatrix, got {type(f).__name__}")
-        if f.n != size:
-            raise HypothesisError(f"factors[{i}]: size {f.n} differs from {size} (one vector length)")
-    if size % D or size // D < n:
-        raise HypothesisError(
-            f"n: the vector of length {size} fills {size // D if size % D == 0 else size / D} rows of "
-            f"width D = {D}; it must be a whole number of rows, at least n = {n}"
-        )
-    R = size // D
+    factors, D, R = _checked_factors(factors, n, d, D)
     symbolic = _is_symbolic(factors)
     from ..budget import require
 

@@ -149,18 +149,24 @@ def symbolic_kaleidoscope(n: int, e: int, w: int, name: str = "k") -> Kaleidosco
     return Kaleidoscope(n, e, terms)
 
 
-def compile_kaleidoscope(K: Kaleidoscope, n: int, d: int) -> Stack:
-    """Lemma H.18: M·x for M ∈ (BB*)^w_e (nd×nd) on u ∈ R^{n×d}; N' = en, d' = 3d.
 
-    >>> compile_kaleidoscope(symbolic_kaleidoscope(4, 2, 1), 2, 2).signature
-    Signature(N=2, L=11, d=2, N_int=4, d_int=6)
-    """
+def _check_fits(K: Any, n: int, d: int) -> None:
+    """K is a Kaleidoscope whose nd×nd matrix acts on u ∈ R^{n×d}, n and d powers of two."""
     if not isinstance(K, Kaleidoscope):
         raise HypothesisError(f"K: expected a Kaleidoscope, got {type(K).__name__}")
     check_pow2(n, "n")
     check_pow2(d, "d")
     if K.n != n * d:
         raise HypothesisError(f"n, d: M is {K.n}×{K.n} but u is {n}×{d} (need n·d = {K.n})")
+
+
+def compile_kaleidoscope(K: Kaleidoscope, n: int, d: int) -> Stack:
+    """Lemma H.18: M·x for M ∈ (BB*)^w_e (nd×nd) on u ∈ R^{n×d}; N' = en, d' = 3d.
+
+    >>> compile_kaleidoscope(symbolic_kaleidoscope(4, 2, 1), 2, 2).signature
+    Signature(N=2, L=11, d=2, N_int=4, d_int=6)
+    """
+    _check_fits(K, n, d)
     return compile_factors(K.factors(), n, d, N_int=K.e * n, D=d, name=f"(BB*)^{K.w}_{K.e}")
 
 
@@ -179,12 +185,7 @@ def compile_kaleidoscope_narrow(K: Kaleidoscope, n: int, d: int) -> Stack:
     >>> compile_kaleidoscope_narrow(symbolic_kaleidoscope(4, 2, 1), 2, 2).signature
     Signature(N=2, L=16, d=2, N_int=8, d_int=2)
     """
-    if not isinstance(K, Kaleidoscope):
-        raise HypothesisError(f"K: expected a Kaleidoscope, got {type(K).__name__}")
-    check_pow2(n, "n")
-    check_pow2(d, "d")
-    if K.n != n * d:
-        raise HypothesisError(f"n, d: M is {K.n}×{K.n} but u is {n}×{d} (need n·d = {K.n})")
+    _check_fits(K, n, d)
     return compile_factors_narrow(K.factors(), n, d, D=d, name=f"(BB*)^{K.w}_{K.e}, d' = d")
 
 
