@@ -731,6 +731,16 @@ def _size(v: Any, pname: str, minimum: int = 1) -> int:
     return check_size(v, pname, minimum)
 
 
+GATE_BYTES = 512  # an estimate of one gate of a built Circuit (its object and its wires)
+
+
+def _require_gates(count: int, what: str) -> None:
+    """Refuse, before building, a circuit family whose gates would pass the memory budget."""
+    from .budget import require
+
+    require(count * GATE_BYTES, f"{what}: {count} gates")
+
+
 def product_circuit(k: int) -> Circuit:
     """x_0·x_1·…·x_{k−1} as a balanced tree (depth ⌈log₂ k⌉).
 
@@ -800,6 +810,7 @@ def powers_circuit(k: int) -> Circuit:
     ([276], {'level': 1, 'cut': 3})
     """
     k = _size(k, "k")
+    _require_gates(2 * k, f"k: powers_circuit({k})")
     b = CircuitBuilder(1, f"powers({k})")
     p, ps = 0, []
     for _ in range(k):

@@ -238,3 +238,18 @@ def test_a_lower_bound_above_a_construction_that_holds_is_reported():
     right = replace(claim, bounds=(Bound("L", "2 layers", claimed=lambda z: 2, certificates=both(not_identity, degree),
                                          expect="met"),))
     assert verify(right, max_size=3).ok
+
+
+def test_huge_or_incomplete_sizes_are_refused_before_anything_is_built():
+    from symconv.circuits import powers_circuit
+    from symconv.constructions.retnet_direct import retnet_direct
+
+    with pytest.raises(HypothesisError, match="sizes: the retnet family needs the size 'd'"):
+        DimensionCertificate.of("retnet", {"N": 3})
+    with pytest.raises(HypothesisError, match="sizes: the Jacobian of the retnet family.*memory budget"):
+        DimensionCertificate.of("retnet", {"N": 10 ** 6, "d": 10 ** 6})
+    with pytest.raises(HypothesisError, match="k: powers_circuit.*memory budget"):
+        powers_circuit(10 ** 9)
+    eye = [[1, 0], [0, 1]]
+    with pytest.raises(HypothesisError, match="N, d: the .* direct RetNet model.*memory budget"):
+        retnet_direct(10 ** 12, 2, eye, eye, eye, 0.5)

@@ -262,7 +262,16 @@ def family_rank(family: str, sizes: Mapping[str, int], p: int = PRIME, seed: int
     if family not in FAMILIES:
         raise HypothesisError(f"family: unknown family {family!r}; known: {sorted(FAMILIES)}")
     p = check_prime(p)
-    P, f = FAMILIES[family][0](dict(sizes))
+    if not isinstance(sizes, Mapping):
+        raise HypothesisError(f"sizes: expected a mapping of size names to integers, got {type(sizes).__name__}")
+    try:
+        P, f = FAMILIES[family][0](dict(sizes))
+    except KeyError as e:
+        raise HypothesisError(f"sizes: the {family} family needs the size {e.args[0]!r}, got {sorted(sizes)}") from None
+    from ..budget import require
+
+    # every value carries a gradient of P entries, and the Jacobian has at least P rows to reach rank P
+    require(2 * 8 * P * P, f"sizes: the Jacobian of the {family} family at {dict(sizes)} ({P} parameters)")
     rng = np.random.default_rng(seed)
     theta = Jet.variables(rng.integers(0, p, P), p)
     out = f(theta, rng)

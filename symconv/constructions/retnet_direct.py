@@ -106,6 +106,10 @@ def retnet_direct(N: int, d: int, WA: Any, WC: Any, WV: Any, gamma: Any) -> Stac
     layers.
     """
     N, d = check_size(N, "N"), check_size(d, "d")
+    from ..budget import require
+
+    require(3 * 8 * N * (d * d + d) + 8 * (d * d + d) ** 2 * 4,
+            f"N, d: the {N}×{d * d + d} filters and biases of the direct RetNet model")
     A, C, V = (_weights(W, d, n) for W, n in ((WA, "WA"), (WC, "WC"), (WV, "WV")))
     taps = decay_filter(N, gamma)
     # float parameters (float64 arrays) when γ is a float and the weights are numbers; exact ones otherwise
