@@ -221,9 +221,9 @@ CLAIMS = [
           SIZES, claimed_5L,
           (Variant("corrected, on 3N rows", build_hyena_to_baseconv, numeric=hyena_numeric_narrow,
                    proof=lambda z: hyena_induction(z["N"], 2 * z["N"]),
-                   note="the N' >= 2N route run on 3N rows, more than the claimed N'+N: proved for all N, "
-                        "N <= N' < 2N and L by induction on L (rows [0, N) of b^l, h^l are all that reach "
-                        "the output); no construction on N'+N < 3N rows and no certificate that none exists "
+                   note="the N' >= 2N route run on 3N rows, more than the claimed N'+N: proved for all N "
+                        "and L by induction on L, every N <= N' < 2N by hand (rows [0, N) of b^l, h^l are all "
+                        "that reach the output; the box checks N' exactly); no construction on N'+N < 3N rows and no certificate that none exists "
                         "within 5L layers: the claimed row count is open"),),
           (N_LE_NP, NARROW), caps=CAPS, cost=cost,
           bounds=signature_bounds("5L", "N' + N", "d' = d", L_certs=both(not_identity, degree), at_L=largest("L"),
