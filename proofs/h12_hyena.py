@@ -34,6 +34,12 @@ state absorbs.  This is an argument about routes of that shape, not a
 certificate: there is neither a construction on N' + N < 3N rows nor a proof
 that none exists within 5L layers.
 
+Circular layers are needed, not a choice: with the paper's causal ``*`` alone the claim is false at
+d = 1.  A causal layer maps row 0 by a polynomial in row 0 alone, of degree ≤ 2 when d' = 1, so row 0
+of any causal (N, L', 1, N'', 1) BaseConv model has degree 0 or a power of two in u[0, 0], while row
+0 of an L-layer Hyena model has degree L + 1 (3 at L = 2) for all weights off a hypersurface
+(:class:`symconv.certificates.CompositionCertificate`, in the L bounds below).
+
 BaseConv → Hyena, claimed: L Hyena layers compute an L-layer BaseConv model,
 layer ℓ taking projection (W^ℓ, b₁^ℓ) and filter h^ℓ of BaseConv layer ℓ, each
 projection reading the previous output (a chain of one-layer Hyena models).
@@ -45,7 +51,7 @@ L ≥ 2: layer 2's gate must be affine in z¹, not in u.
 """
 import numpy as np
 
-from symconv.certificates.standard import both, degree, largest, not_identity, signature_bounds
+from symconv.certificates.standard import also, both, composition, degree, largest, not_identity, signature_bounds, where
 from symconv import Block, Claim, Hypothesis, Instance, Signature, SizeParam, Step, Variant, sym, verify
 from symconv.parametric import size
 from symconv.sweep import Cap
@@ -201,6 +207,12 @@ def baseconv_numeric(N, d, batch, rng, L=2, K=128):
     return NumericCase(stack, u, reference, dict(N=N, L=L, d=d, K=K))
 
 
+# L: at the deepest Hyena (degree), and at d = 1, L = 2, where row 0 has degree 3 in u[0, 0], not a power
+# of two: no causal BaseConv with d' = d = 1 computes it (composition), so the route's circular layers are needed
+L_CERTS = both(not_identity, degree, composition)
+L_AT = also(largest("L"), where(L=2, d=1))
+
+
 def claimed_5L(z):
     return Signature(z["N"], 5 * z["L"], z["d"], z["Np"] + z["N"], z["d"])
 
@@ -214,7 +226,7 @@ CLAIMS = [
                    note="3L+1 layers on N'+N rows: prep, then (swap,) conv, gate per layer, then read-out; "
                         "proved for all N, N' >= 2N and L by induction on L"),),
           (N_LE_NP, WIDE), caps=CAPS, cost=cost,
-          bounds=signature_bounds("5L", "N' + N", "d' = d", L_certs=both(not_identity, degree), at_L=largest("L"))),
+          bounds=signature_bounds("5L", "N' + N", "d' = d", L_certs=L_CERTS, at_L=L_AT)),
     Claim("H.12", "Hyena -> BaseConv (N' < 2N)",
           "the same for N <= N' < 2N; symconv builds it on 3N > N'+N rows, so the claimed N'+N rows is "
           "neither met nor refuted (open)",
@@ -226,7 +238,7 @@ CLAIMS = [
                         "that reach the output; the box checks N' exactly); no construction on N'+N < 3N rows and no certificate that none exists "
                         "within 5L layers: the claimed row count is open"),),
           (N_LE_NP, NARROW), caps=CAPS, cost=cost,
-          bounds=signature_bounds("5L", "N' + N", "d' = d", L_certs=both(not_identity, degree), at_L=largest("L"),
+          bounds=signature_bounds("5L", "N' + N", "d' = d", L_certs=L_CERTS, at_L=L_AT,
                                   expect={"N'": "met up to c"})),
     Claim("H.12", "Hyena -> BaseConv (printed route)",
           "prep layer, then remember_{N,N,0,0} per layer (N' = N, constant projections p^ℓ = b^ℓ)",

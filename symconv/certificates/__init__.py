@@ -6,6 +6,8 @@ recomputes the result and raises :class:`CertificateError` when it differs):
 
 * :class:`CausalCertificate`, :class:`ReachCertificate` (dependency patterns);
 * :class:`DegreeCertificate` (layers with W ≠ 0 a target of degree k needs);
+* :class:`CompositionCertificate` (no causal stack with d' = 1 reaches a degree
+  that is not a power of two in row 0);
 * :class:`DimensionCertificate` (Jacobian rank of a family: parameters, and
   layers at a given state size, any parametrisation needs);
 * :class:`LeastSignatureCertificate` (no one-layer model, by a Gröbner basis);
@@ -22,13 +24,14 @@ recomputes the result and raises :class:`CertificateError` when it differs):
 from .base import KINDS, QUANTITIES, CertificateError, TrivialCertificate, log2_ceil
 from .bounds import (VERDICTS, Bound, BoundPoint, BoundResult, assess, describe, first_point, last_point,
                      model_params, summarise)
+from .composition import CompositionCertificate, row0_degree
 from .degree import DegreeCertificate, line_degree, stack_line_degree
 from .dependency import CausalCertificate, ReachCertificate, required_pattern
 from .dimension import FAMILIES, DimensionCertificate, Jet, family_rank, layer_params, rank_mod
 from .least import LeastSignatureCertificate
 
 __all__ = ["KINDS", "QUANTITIES", "VERDICTS", "Bound", "BoundPoint", "BoundResult", "CausalCertificate",
-           "CertificateError", "DegreeCertificate", "DimensionCertificate", "FAMILIES", "Jet",
+           "CertificateError", "CompositionCertificate", "DegreeCertificate", "DimensionCertificate", "FAMILIES", "Jet",
            "LeastSignatureCertificate", "ReachCertificate", "TrivialCertificate", "assess", "describe",
            "family_rank", "first_point", "last_point", "layer_params", "line_degree", "log2_ceil", "model_params",
-           "rank_mod", "required_pattern", "stack_line_degree", "summarise"]
+           "rank_mod", "required_pattern", "row0_degree", "stack_line_degree", "summarise"]

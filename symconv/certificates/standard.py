@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from .base import TrivialCertificate
+from .composition import CompositionCertificate
 from .degree import DegreeCertificate
 from .dependency import CausalCertificate, required_pattern
 from .dimension import DimensionCertificate
@@ -53,6 +54,18 @@ def causal(sizes: Mapping[str, int], instance: Callable[[], Any]) -> tuple:
     if not any(j > i for i, j in zip(*R.nonzero())):
         return ()
     return (CausalCertificate.of(R),)
+
+
+def composition(sizes: Mapping[str, int], instance: Callable[[], Any]) -> tuple:
+    """The one-channel causal impossibility (:class:`CompositionCertificate`) where it applies: d = 1 and
+    row 0 of the target of a degree in u[0, 0] that is not a power of two (nothing otherwise)."""
+    from ..model import HypothesisError
+
+    inst = instance()
+    try:
+        return (CompositionCertificate.of(inst.input, inst.expected, stack=inst.stack),)
+    except HypothesisError:
+        return ()
 
 
 def rows_at_least_N(sizes: Mapping[str, int], instance: Callable[[], Any]) -> tuple:
@@ -132,6 +145,25 @@ def signature_bounds(L: str, N_int: str, d_int: str, *, L_certs: Callable | None
                   note=notes.get("N'", ""), exclude=exclude),
             Bound("d'", d_int, big_o="d'" in big_o, certificates=channels_at_least_d,
                   expect=expect.get("d'", "met"), note=notes.get("d'", ""), exclude=exclude))
+
+
+def also(*pickers: Callable[[list], list]) -> Callable[[list], list]:
+    """``Bound.at``: the points each picker chooses, each once, in order.
+
+    >>> also(largest("L"), where(L=1))([{"L": 1}, {"L": 2}])
+    [{'L': 2}, {'L': 1}]
+    """
+    def pick(points: list) -> list:
+        out: list = []
+        for f in pickers:
+            out += [z for z in f(points) if z not in out]
+        return out
+    return pick
+
+
+def where(**fixed: int) -> Callable[[list], list]:
+    """``Bound.at``: the first point whose sizes include ``fixed`` (none when no point does)."""
+    return lambda points: [z for z in points if all(z.get(k) == v for k, v in fixed.items())][:1]
 
 
 def largest(name: str) -> Callable[[list], list]:
