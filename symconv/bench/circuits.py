@@ -43,7 +43,7 @@ DESCRIPTION = "Theorem H.21 compiler: exact width-16 check, numeric width-4096 r
 
 
 def add_arguments(p) -> None:
-    p.add_argument("--layout", choices=("tight", "proof"), default="tight",
+    p.add_argument("--layout", choices=("tight", "gapped", "proof"), default="tight",
                    help="compiler layout for the signature ratios (default tight)")
     p.add_argument("--max-w", type=int, default=16, help="widest random circuit of the ratios (default 16)")
     p.add_argument("--plot", metavar="FILE.png", help="draw L, N' and d' ratios against w (matplotlib)")

@@ -37,7 +37,9 @@ state of t·(K + S) rows (t = the most terms of a stage that needs a spread,
 S = the largest shift) instead of 6K, linear layers that send each term
 straight to its row (coefficients in the last Beneš stage, sums by shifts of
 M) where that costs fewer layers, and for d > 1 the input in channel blocks
-(u[i, c] at row c·n + i: two layers in, two out, instead of O(log n) moves).
+(u[i, c] at row c·n + i: two layers in, two out, instead of O(log n) moves;
+a first multiplication level of same-row pairs is one channel-mix layer).
+``layout="gapped"`` also leaves rows for the next route's copies and terms.
 
 ``linear="H.20"`` takes the paper's route for the linear layers instead: the
 wire vector fills the state row-major and each linear layer is the matrix
@@ -96,6 +98,9 @@ class Router:
         self.K, self.d, self.N_int = K, d, 6 * K if N_int is None else N_int
         self.offset = 2 * K if offset is None else offset  # rows between the regions of a spread stage
         self.unit = 1
+        self.channels_out = False  # set by _compile: the outputs already sit in u's layout
+        self.in_place = False      # set by _compile: some multiplication level was done in place
+        self.direct = False        # gapped layout: Beneš straight onto disjoint target runs
         self.spreads = 0      # stages that needed a spread (two layers, one region per term)
         self.max_terms = 1    # the most terms of a spread stage
         self.max_shift = 0    # the largest |shift| of any stage
@@ -380,36 +385,56 @@ def route_affine(R: Router, pos: dict, targets: Sequence[tuple[int, Affine]], la
     for r, (q, t, c) in enumerate(by_src):
         start.setdefault(q, r)
         count[q] = count.get(q, 0) + 1
+    nE = len(by_src)
+    crow = list(range(nE))  # the row of copy r (by_src order): its rank, after the copy moves
+    if R.direct and not _tail and all(q + count[q] <= b for q, b in zip(srcs, srcs[1:] + [R.K])) \
+            and max(2, _pow2(max(q + count[q] for q in srcs))) <= R.K:
+        first = dict(start)          # gapped layout: each source already has a free row per copy after it
+        start = {q: q for q in srcs}
+        crow = [q + r - first[q] for r, (q, _t, _c) in enumerate(by_src)]
     only = [[] for _ in range(R.d)]
     only[0] = srcs
     dst = [[] for _ in range(R.d)]
     dst[0] = [start[q] for q in srcs]
     R.move(only, dst, f"{label}: copies")
-    nE = len(by_src)
     run_off = np.zeros(R.K, dtype=np.int64)
-    run_len = np.zeros(R.K, dtype=np.int64)
+    cused = np.zeros(R.K, dtype=bool)
     for q in srcs:
         for j in range(count[q]):
             run_off[start[q] + j] = j
-            run_len[start[q] + j] = count[q]
+            cused[start[q] + j] = True
     b = 0
     while (1 << b) < max(count.values()):
         s = 1 << b
         stay = np.zeros((R.K, R.d), dtype=np.int8)
         mv = np.zeros((R.K, R.d), dtype=np.int8)
-        stay[:nE, 0] = run_off[:nE] < s
-        mv[:nE, 0] = (run_off[:nE] >= s) & (run_off[:nE] < 2 * s)
+        stay[:, 0] = cused & (run_off < s)
+        mv[:, 0] = cused & (run_off >= s) & (run_off < 2 * s)
         R.stage([(0, stay), (s, mv)], f"{label}: fill copies ({s})")
         b += 1
     if _tail:
         _tight_tail(R, by_src, nE, label)
         R.add_const(consts, label)
         return {t: True for t in sorted({e[1] for e in entries})}
-    # 2. permute copies into target order (Beneš)
+    # 2. permute copies into target order (Beneš); where the targets' runs [t, t + terms) are
+    #    disjoint and fit the frame, straight onto those runs (no placing moves afterwards)
     by_tgt = sorted(range(nE), key=lambda r: (by_src[r][1], by_src[r][0]))
-    P = max(2, _pow2(nE))
-    if by_tgt != list(range(nE)):
-        perm = np.array(by_tgt + list(range(nE, P)), dtype=np.int64)  # y[o] = x[perm[o]]
+    tg = [by_src[r][1] for r in by_tgt]
+    tstart, tlen = {}, {}
+    for o, t in enumerate(tg):
+        tstart.setdefault(t, o)
+        tlen[t] = tlen.get(t, 0) + 1
+    row = list(range(nE))  # the row of the o-th copy in target order
+    P = max(2, _pow2(max([nE] + [c + 1 for c in crow])))
+    runs = sorted(tstart)
+    if R.direct and _direct_runs(runs, tlen, P, R.K):
+        P = max(2, _pow2(max([P] + [t + tlen[t] for t in runs])))
+        row = [t + o - tstart[t] for o, t in enumerate(tg)]
+        tstart = {t: t for t in runs}
+    perm = np.full(P, -1, dtype=np.int64)  # y[o] = x[perm[o]]
+    perm[row] = [crow[r] for r in by_tgt]
+    perm[perm < 0] = sorted(set(range(P)) - set(crow))
+    if not np.array_equal(perm, np.arange(P)):
         for k, cross in benes_switches(perm):
             if cross.any():
                 R.stage(_benes_stage(R, k, cross), f"{label}: Beneš stage k={k}")
@@ -419,23 +444,21 @@ def route_affine(R: Router, pos: dict, targets: Sequence[tuple[int, Affine]], la
         D = np.zeros((R.K, R.d), dtype=object)
         D[...] = 0
         for o, c in enumerate(coeffs):
-            D[o, 0] = c
+            D[row[o], 0] = c
         R.hadamard(D, f"{label}: coefficients")
     # 4. add each target's copies (doubling), sums land at the run starts
-    tg = [by_src[r][1] for r in by_tgt]
-    tstart, tlen = {}, {}
+    toff = np.zeros(R.K, dtype=np.int64)
+    tl = np.zeros(R.K, dtype=np.int64)
+    used = np.zeros(R.K, dtype=bool)
     for o, t in enumerate(tg):
-        tstart.setdefault(t, o)
-        tlen[t] = tlen.get(t, 0) + 1
-    toff = np.array([o - tstart[t] for o, t in enumerate(tg)] + [0] * (R.K - nE))
-    tl = np.array([tlen[t] for t in tg] + [0] * (R.K - nE))
+        toff[row[o]], tl[row[o]], used[row[o]] = row[o] - tstart[t], tlen[t], True
     b = 0
     while (1 << b) < max(tlen.values()):
         s = 1 << b
         stay = np.zeros((R.K, R.d), dtype=np.int8)
         mv = np.zeros((R.K, R.d), dtype=np.int8)
-        stay[:nE, 0] = 1
-        mv[:nE, 0] = (toff[:nE] % (2 * s) == 0) & (toff[:nE] + s < tl[:nE])
+        stay[used, 0] = 1
+        mv[:, 0] = used & (toff % (2 * s) == 0) & (toff + s < tl)
         R.stage([(0, stay), (-s, mv)], f"{label}: add copies ({s})")
         b += 1
     # 5. sums to their rows; drop the rest
@@ -448,6 +471,13 @@ def route_affine(R: Router, pos: dict, targets: Sequence[tuple[int, Affine]], la
     # 6. constants
     R.add_const(consts, label)
     return {t: True for t in tsorted}
+
+
+def _direct_runs(runs: Sequence[int], tlen: dict, nE: int, K: int) -> bool:
+    """Whether each target t's terms can sit on rows t .. t + terms − 1: runs disjoint, the network in the frame."""
+    if any(a + tlen[a] > b for a, b in zip(runs, runs[1:])):
+        return False
+    return max(2, _pow2(max([nE] + [t + tlen[t] for t in runs]))) <= K
 
 
 def _tight_tail(R: Router, by_src: list, nE: int, label: str) -> None:
@@ -569,7 +599,16 @@ def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool 
     the rows really used (not a power of two), and, when no routing stage
     needs a spread, runs on N' = K + S rows (S the largest shift), else on
     N' = t·(K + S) with t the most terms of a spread stage (2 for moves,
-    3 for Beneš stages) instead of 6K.  The layers are the same otherwise.
+    3 for Beneš stages) instead of 6K.  The layers are the same otherwise,
+    except that for d > 1 a first multiplication level whose pairs each sit in
+    one row of u is one layer (u·W) ⊙ (e_0 * u), W taking each pair's partner
+    channel onto its host channel (x·y with d = 2: one layer).
+
+    ``layout="gapped"`` is ``"tight"`` with v1 | v3 | v2 multiplication
+    layers (a circular tap −T) whose rows leave, after each wire, one row per
+    use in the next route and per term of its own form (counted by a first
+    pass): the copies then need no moves, and the Beneš network sends each
+    target's terms onto rows t, t + 1, … so the sums need no placing moves.
 
     >>> import sympy
     >>> from symconv.circuits import from_polynomials
@@ -594,26 +633,40 @@ def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool 
             f"circuit: {len(circuit.outputs)} outputs do not fit the n×d = {n * d} output")
     if linear not in ("routing", "H.20"):
         raise HypothesisError(f"linear: expected 'routing' or 'H.20', got {linear!r}")
-    if layout not in ("proof", "tight"):
-        raise HypothesisError(f"layout: expected 'proof' or 'tight', got {layout!r}")
-    if layout == "tight" and linear != "routing":
-        raise HypothesisError("layout: 'tight' needs linear='routing'")
+    if layout not in ("proof", "tight", "gapped"):
+        raise HypothesisError(f"layout: expected 'proof', 'tight' or 'gapped', got {layout!r}")
+    if layout != "proof" and linear != "routing":
+        raise HypothesisError(f"layout: {layout!r} needs linear='routing'")
     lay = layering(circuit, merge_linear)
-    if layout == "tight":
-        K = max(_compile(circuit, n, d, merge_linear, _Planner(1), tight=True))
-        backend = Router(K, d)
-        _compile(circuit, n, d, merge_linear, backend, tight=True)
-        if d > 1:
-            _gather_channels(backend, n, d)
-        # regions O = K + S rows apart (S the largest shift), one per term of the widest spread stage
-        O = K + max(1, backend.max_shift)
-        regions = backend.max_terms if backend.spreads else 1
-        backend = Router(K, d, regions * O, offset=O)
-        _compile(circuit, n, d, merge_linear, backend, tight=True)
-        if d > 1:
-            _gather_channels(backend, n, d)
+    if layout in ("tight", "gapped"):
+        fan: dict | None = None
+        if layout == "gapped":  # a first pass counts each wire's uses in the route after it is made
+            fan = {}
+            _compile(circuit, n, d, merge_linear, _Planner(1), tight=True, record=fan)
+        best = None
+        for up in (False, True):  # in-place products on the lower or (tap −T) the upper operand's row
+            planner = _Planner(1)
+            K = max(_compile(circuit, n, d, merge_linear, planner, tight=True, fan=fan, up=up))
+            if up and not planner.in_place:
+                break
+            backend = Router(K, d)
+            backend.direct = fan is not None
+            _compile(circuit, n, d, merge_linear, backend, tight=True, fan=fan, up=up)
+            if d > 1 and not backend.channels_out:
+                _gather_channels(backend, n, d)
+            # regions O = K + S rows apart (S the largest shift), one per term of the widest spread stage
+            O = K + max(1, backend.max_shift)
+            regions = backend.max_terms if backend.spreads else 1
+            backend = Router(K, d, regions * O, offset=O)
+            backend.direct = fan is not None
+            _compile(circuit, n, d, merge_linear, backend, tight=True, fan=fan, up=up)
+            if d > 1 and not backend.channels_out:
+                _gather_channels(backend, n, d)
+            if best is None or (len(backend.layers), backend.N_int) < (len(best[1].layers), best[1].N_int):
+                best = (K, backend)
+        K, backend = best
         stack = Stack(n, d, tuple(backend.layers), backend.N_int, d,
-                      name=f"H.21 tight({circuit.name or 'circuit'})")
+                      name=f"H.21 {layout}({circuit.name or 'circuit'})")
         return CompiledCircuit(circuit, stack, n, d, K, lay.L_C, tuple(l.kind for l in lay.layers),
                                {"linear": linear, "layout": layout, "spread stages": backend.spreads})
     if linear == "routing":
@@ -638,6 +691,8 @@ class _Planner:
 
     def __init__(self, unit: int) -> None:
         self.unit = unit
+        self.channels_out = False
+        self.in_place = False
 
     def linear(self, pos, targets, label):
         pass
@@ -713,7 +768,8 @@ def _exact(M: np.ndarray) -> np.ndarray:
     return out
 
 
-def _compile(circuit: Circuit, n: int, d: int, merge_linear: bool, R: Any, tight: bool = False) -> list:
+def _compile(circuit: Circuit, n: int, d: int, merge_linear: bool, R: Any, tight: bool = False,
+             fan: dict | None = None, record: dict | None = None, up: bool = False) -> list:
     """Walk the layering, calling the backend R for every linear and multiplication step.
 
     Positions are indices of the wire vector: rows of channel 0 for the
@@ -728,12 +784,26 @@ def _compile(circuit: Circuit, n: int, d: int, merge_linear: bool, R: Any, tight
     occupied = set(range(n * d))  # rows that may be non-zero (tracked wires and left-over products)
     if blocks:
         pos = {w: (w % d) * n + w // d for w in range(circuit.n_inputs)}
+    # tight, d > 1: a first multiplication level whose pairs sit in one row of u is one channel-mix layer
+    mix = _channel_mix(lay.layers[0], n, d) if blocks and lay.layers and lay.layers[0].kind == "mul" else None
+    channels_out = mix is not None and _outputs_in_place(lay.layers, mix, n, d)
+    R.channels_out = channels_out  # the outputs already sit at (k div d, k mod d): no gather
     if isinstance(R, Router):
         R.occ[:n, :] = True
-        if blocks:
+        if mix is not None:
+            _mul_channels(R, mix, "C1 (mul)")
+        if blocks and not channels_out:
             _spread_channels(R, n, d)
-        elif d > 1:
+        elif d > 1 and not blocks:
             _spread_input(R, n, d)
+    start = 0
+    if mix is not None:
+        if channels_out:
+            return need
+        start = 1
+        entry = mix[0]
+        pos = {w: c * n + i for w, (i, c) in entry.items()}
+        occupied = {c * n + i for c in mix[2] for i in range(n)} | set(pos.values())
     virtual: dict | None = None  # pending linear layer: wire → Affine over pos-wires
 
     def compose(forms: dict) -> dict:
@@ -757,6 +827,12 @@ def _compile(circuit: Circuit, n: int, d: int, merge_linear: bool, R: Any, tight
     def realise(targets: list, label: str) -> None:
         """targets: [(index, Affine over pos wires)]"""
         nE = sum(len(f.terms) for _, f in targets)
+        if record is not None:  # uses of each wire in this route, for a later pass's gaps
+            uses: dict = {}
+            for _, f in targets:
+                for w, _c in f.terms:
+                    uses[w] = uses.get(w, 0) + 1
+            record[cur_li] = uses
         need.append(nE)
         if tight:
             need.append(max(2, _pow2(nE)))  # the Beneš network's positions
@@ -771,7 +847,9 @@ def _compile(circuit: Circuit, n: int, d: int, merge_linear: bool, R: Any, tight
             return virtual[w]
         return Affine(((w, 1),))
 
-    for li, layer in enumerate(lay.layers):
+    cur_li = -1
+    for li, layer in list(enumerate(lay.layers))[start:]:
+        cur_li = li
         label = f"C{li + 1} ({layer.kind})"
         if layer.kind == "linear":
             if li == lay.L_C - 1:
@@ -794,15 +872,41 @@ def _compile(circuit: Circuit, n: int, d: int, merge_linear: bool, R: Any, tight
             virtual = composed
         else:
             m, r = len(layer.pairs), len(layer.carried)
-            ip = _in_place(layer, resolve, pos, occupied) if tight else None
+            ip = _in_place(layer, resolve, pos, occupied, up) if tight else None
             if ip is not None:                   # operands already T rows apart: multiply where they are
                 T, prows, crows = ip
+                R.in_place = True
                 if isinstance(R, Router):
-                    _mul_in_place(R, T, crows, label)
+                    _mul_in_place(R, T, crows, label, up)
                 need.append(max(prows + crows) + 1)
-                occupied = {q for q in occupied if q - T in occupied or q in crows}
+                sgn = -1 if up else 1
+                occupied = {q for q in occupied if q - sgn * T in occupied or q in crows}
                 pos = dict(zip(layer.products, prows))
                 pos.update({w: pos_c for w, pos_c in zip(layer.carried, crows)})
+                virtual = None
+                continue
+            later = sorted(k for k in (fan or {}) if k > li)
+            if tight and later:                  # gapped v1 | v3 | v2: each wire followed by a row per later use
+                uses = fan[later[0]]
+                terms = [max(len(resolve(w1).terms), len(resolve(w2).terms)) for w1, w2 in layer.pairs]
+                terms += [len(resolve(w).terms) for w in layer.carried]
+                cnt = [max(1, uses.get(w, 1), t) for w, t in zip(layer.products + layer.carried, terms)]
+                rows = [sum(cnt[:k]) for k in range(len(cnt))]
+                G, T = sum(cnt[:m]), sum(cnt)
+                targets = []
+                for k, (w1, w2) in enumerate(layer.pairs):
+                    f1, f2 = resolve(w1), resolve(w2)
+                    if _top_row(f1, pos) > _top_row(f2, pos):  # the operand higher up stays in the upper block
+                        f1, f2 = f2, f1
+                    targets += [(rows[k], f1), (T + rows[k], f2)]
+                targets += [(rows[m + j], resolve(w)) for j, w in enumerate(layer.carried)]
+                targets.sort(key=lambda t: t[0])
+                realise(targets, label + " operands")
+                need.append(T + G)
+                if isinstance(R, Router):
+                    _mul_up(R, T, rows[:m], rows[m:], label)
+                pos = dict(zip(layer.products + layer.carried, rows))
+                occupied = set(rows)
                 virtual = None
                 continue
             if tight:                            # v2 | v3 | v1: v1 sits T = m + r below v2
@@ -834,11 +938,97 @@ def _compile(circuit: Circuit, n: int, d: int, merge_linear: bool, R: Any, tight
     return need
 
 
-def _in_place(layer: Any, resolve: Any, pos: dict, occupied: set) -> tuple | None:
+def _mul_up(R: Router, T: int, prows: Sequence[int], crows: Sequence[int], label: str) -> None:
+    """(y·I) ⊙ (e_{−T} ⊛ y + 1 on the carried rows), circular: the product of rows p and p + T lands on p.
+
+    The carried rows c read y[c + T], past the last operand row (empty); an
+    operand row p + T reads y[p + 2T], also empty as N' ≥ K + T.
+    """
+    b2 = np.zeros((R.N_int, R.d), dtype=np.int8)
+    b2[list(crows), 0] = 1
+    h = np.zeros((R.N_int - T + 1, R.d), dtype=np.int8)
+    h[-1] = 1  # the tap N' − T, i.e. −T circularly
+    R.max_shift = max(R.max_shift, T)
+    R.layers.append(Layer(W=np.eye(R.d, dtype=np.int8), h=h, b1=np.zeros((1, 1), dtype=np.int8), b2=b2,
+                          conv="circular", label=f"{label}: v1 ⊙ v2 on rows p ⊙ p + {T}, keep v3"))
+    occ = np.zeros_like(R.occ)
+    occ[list(prows) + list(crows), 0] = True
+    R.occ = occ
+
+
+def _channel_mix(layer: Any, n: int, d: int) -> tuple | None:
+    """(entry of each product and carried wire, partner σ, product channels) for a first mul level
+    whose pairs each sit in one row of u (different channels), else None.
+
+    Input wire k is u[k div d, k mod d].  The product of a pair lands on one of its
+    channels c (the host), which reads its partner σ(c) through W; σ is one map
+    for all rows, and no carried wire may sit in a host channel (W's column c is
+    not zero there).
+    """
+    if any(w >= n * d for pr in layer.pairs for w in pr) or any(w >= n * d for w in layer.carried):
+        return None
+    carried_ch = {w % d for w in layer.carried}
+    sigma: dict = {}
+    entry: dict = {w: (w // d, w % d) for w in layer.carried}
+    taken = set(entry.values())
+    for (w1, w2), p in zip(layer.pairs, layer.products):
+        if w1 // d != w2 // d or w1 % d == w2 % d:
+            return None
+        i = w1 // d
+        for host, partner in ((w1 % d, w2 % d), (w2 % d, w1 % d)):
+            if host not in carried_ch and sigma.get(host, partner) == partner and (i, host) not in taken:
+                sigma[host] = partner
+                entry[p] = (i, host)
+                taken.add((i, host))
+                break
+        else:
+            return None
+    return entry, sigma, sorted(sigma)
+
+
+def _outputs_in_place(layers: Sequence, mix: tuple, n: int, d: int) -> bool:
+    """True when the channel-mix layer leaves exactly the outputs: a final linear layer that reads
+    output k as the plain wire at (k div d, k mod d), and nothing else non-zero."""
+    if len(layers) != 2 or layers[1].kind != "linear":
+        return False
+    entry, _, hosts = mix
+    live = {(i, c) for c in hosts for i in range(n)} | set(entry.values())
+    want = {}
+    for k, f in enumerate(layers[1].forms):
+        if not _zero(f.c0) or len(f.terms) != 1:
+            return False
+        (w, c), = f.terms
+        if not (isinstance(c, (int, Fraction)) and c == 1) or entry.get(w) != (k // d, k % d):
+            return False
+        want[(k // d, k % d)] = w
+    return live == set(want)
+
+
+def _mul_channels(R: Router, mix: tuple, label: str) -> None:
+    """(u·W + 1 on the carried entries) ⊙ (e_0 * u): u[i, c]·u[i, σ(c)] on the host channels, carried kept."""
+    entry, sigma, hosts = mix
+    d = R.d
+    W = np.zeros((d, d), dtype=np.int8)
+    for c, p in sigma.items():
+        W[p, c] = 1
+    b1 = np.zeros((R.N_int, d), dtype=np.int8)
+    occ = np.zeros_like(R.occ)
+    for i, c in entry.values():
+        if c not in sigma:  # a carried entry: (0 + 1)·u[i, c]
+            b1[i, c] = 1
+            occ[i, c] = True
+    occ[:, hosts] = R.occ[:, hosts]
+    R.layers.append(Layer(W=W, h=np.ones((1, d), dtype=np.int8), b1=b1, b2=np.zeros((1, 1), dtype=np.int8),
+                          label=f"{label}: u[i, c]·u[i, σ(c)] in one layer (channel mix), keep carried"))
+    R.occ = occ
+
+
+def _in_place(layer: Any, resolve: Any, pos: dict, occupied: set, up: bool = False) -> tuple | None:
     """(T, product rows, carried rows) when the layer can multiply its operands where they sit, else None.
 
     Every operand and carried wire must be a plain wire of the state, all pairs T
-    rows apart (the product lands on the lower row, which reads y[row − T]), the
+    rows apart (the product lands on the lower row, which reads y[row − T]; with
+    ``up`` on the upper row, which reads y[row + T] circularly), the
     product rows distinct and apart from the carried rows, and the row T above a
     carried wire empty (it keeps y·(0 + 1)).  Other rows may keep left-over
     products; the next routing drops them.
@@ -856,27 +1046,39 @@ def _in_place(layer: Any, resolve: Any, pos: dict, occupied: set) -> tuple | Non
         if r1 is None or r2 is None:
             return None
         Ts.add(abs(r1 - r2))
-        prows.append(max(r1, r2))
+        prows.append(min(r1, r2) if up else max(r1, r2))
     crows = [row(w) for w in layer.carried]
     if len(Ts) != 1 or None in crows or len(set(prows)) != len(prows) or set(prows) & set(crows):
         return None
     T = Ts.pop()
-    if any(c - T in occupied for c in crows):
+    if any(c + (T if up else -T) in occupied for c in crows):
         return None
     return T, prows, crows
 
 
-def _mul_in_place(R: Router, T: int, crows: Sequence[int], label: str) -> None:
-    """(y·I) ⊙ (e_T * y + 1 on the carried rows): products on the rows of their lower operands."""
+def _mul_in_place(R: Router, T: int, crows: Sequence[int], label: str, up: bool = False) -> None:
+    """(y·I) ⊙ (e_T * y + 1 on the carried rows): products on the rows of their lower operands.
+
+    ``up``: the tap −T (circular, N' ≥ K + T so nothing wraps into the frame), products on the
+    rows of their upper operands.
+    """
     b2 = np.zeros((R.N_int, R.d), dtype=np.int8)
     b2[list(crows), 0] = 1
-    h = np.zeros((T + 1, R.d), dtype=np.int8)
-    h[-1] = 1  # the tap T
+    if up:
+        h = np.zeros((R.N_int - T + 1, R.d), dtype=np.int8)
+        R.max_shift = max(R.max_shift, T)
+    else:
+        h = np.zeros((T + 1, R.d), dtype=np.int8)
+    h[-1] = 1  # the tap T (up: N' − T)
     R.layers.append(Layer(W=np.eye(R.d, dtype=np.int8), h=h, b1=np.zeros((1, 1), dtype=np.int8), b2=b2,
-                          label=f"{label}: v1 ⊙ v2 in place (T = {T}), keep v3"))
-    below = np.zeros_like(R.occ)
-    below[T:] = R.occ[:R.K - T]
-    R.occ = R.occ & (below | b2[:R.K].astype(bool))
+                          conv="circular" if up else "causal",
+                          label=f"{label}: v1 ⊙ v2 in place (T = {-T if up else T}), keep v3"))
+    near = np.zeros_like(R.occ)
+    if up:
+        near[:R.K - T] = R.occ[T:]
+    else:
+        near[T:] = R.occ[:R.K - T]
+    R.occ = R.occ & (near | b2[:R.K].astype(bool))
 
 
 
