@@ -46,6 +46,9 @@ import numpy as np
 
 from symconv import Claim, Hypothesis, Instance, Signature, SizeParam, Step, Variant, sym, verify
 from symconv.hypotheses import at_most_product, pow2
+from symconv.constructions.butterfly import Butterfly
+from symconv.constructions.inplace import (check_round_trip, compile_factors_inplace, random_inplace_factor,
+                                           symbolic_inplace_butterfly, symbolic_inplace_factor)
 from symconv.parametric import size
 from symconv.blocks import from_array
 from symconv.certificates import Bound
@@ -258,6 +261,60 @@ def build_butterfly_narrow(z):
     return Instance(u, compile_butterfly_narrow(B, n, d), apply_rows(B, u), steps)
 
 
+def inplace_factor_count(k, n, d):
+    """Layers of (1) in place: 3 (k ≤ d, a channel factor), 5 (k = nd, the half-turn), else 15 (routed)."""
+    return 3 if k <= d else 5 if k == n * d else 15
+
+
+def build_factor_inplace(z):
+    """(1) in place: N' = n, d' = d; rational coordinates (D1, D2, D3 ≠ 0)."""
+    n, d, k = z["n"], z["d"], z["k"]
+    check_round_trip(symbolic_factor(n * d, k, "f"), d)   # every F with D1, D2, D3 ≠ 0 has coordinates
+    F, coords = symbolic_inplace_factor(n * d, k, d, "c")
+    u = sym("u", n, d)
+    steps = (Step("3 layers (k ≤ d), 5 (k = nd), 15 (routed row factor)", 0, kind="count",
+                  count=inplace_factor_count(k, n, d)),)
+    return Instance(u, compile_factors_inplace([F], n, d, coordinates=[coords]), apply_rows(F, u), steps)
+
+
+def inplace_butterfly_count(n, d):
+    """Layers of (2) in place: 1 + 2·log d + 4 + 14·(log n − 1) (n >= 2)."""
+    return 1 + 2 * log2(d) + 4 + 14 * (log2(n) - 1)
+
+
+def build_butterfly_inplace(z):
+    """(2) in place: log d channel factors, the half-turn and log n − 1 routed row factors; N' = n, d' = d."""
+    n, d = z["n"], z["d"]
+    for k in [2 << t for t in range(log2(n * d))]:
+        check_round_trip(symbolic_factor(n * d, k, "f"), d)
+    B, coords = symbolic_inplace_butterfly(n * d, d, "c")
+    u = sym("u", n, d)
+    steps = (Step("1 + 2·log d + 4 + 14·(log n − 1) layers", 0, kind="count", count=inplace_butterfly_count(n, d)),)
+    return Instance(u, compile_factors_inplace(B.applied(), n, d, coordinates=coords), apply_rows(B, u), steps)
+
+
+def numeric_factor_inplace(N, d, batch, rng):
+    """B_k^(nd) in place with k = nd/2 (a routed row factor; k = nd when n = 2), random dyadic coordinates."""
+    n, d = _shape(N, d)
+    if d < 2:
+        n, d = max(2, n // 2), 2
+    k = n * d // 2 if n >= 4 else n * d
+    F, coords = random_inplace_factor(n * d, k, d, rng)
+    stack = compile_factors_inplace([F], n, d, coordinates=[coords])
+    return _case(stack, F, n, d, batch, rng, {"n": n, "d": d, "k": k})
+
+
+def numeric_butterfly_inplace(N, d, batch, rng):
+    """B^(nd) in place from random dyadic coordinates (exact floats; D1, D2, D3 ≠ 0)."""
+    n, d = _shape(N, d)
+    if d < 2:
+        n, d = max(2, n // 2), 2
+    made = [random_inplace_factor(n * d, 2 << t, d, rng) for t in range(log2(n * d))]   # dyadic: exact floats
+    B = Butterfly(n * d, tuple(F for F, _ in reversed(made)))
+    stack = compile_factors_inplace(B.applied(), n, d, coordinates=[c for _, c in made])
+    return _case(stack, B, n, d, batch, rng, {"n": n, "d": d})
+
+
 def _shape(N, d):
     """Powers of two n <= N and d' <= d (at least 1 each, n·d >= 2)."""
     n = 1 << max(0, int(N).bit_length() - 1)
@@ -324,11 +381,18 @@ CLAIMS = [
                         "shifts (k > d); 2 or 3 layers, N' = n, d' = 3d"),
            Variant("d' = d", build_factor_narrow, numeric=numeric_factor_narrow,
                    note="each pair's 2×2 block split into two rank-one halves held in two row regions: "
-                        "3 layers, N' = 2n, d' = d (N' = n with d' = d: not constructed, not refuted)")),
+                        "3 layers, N' = 2n, d' = d (N' = n with d' = d: see 'in place')"),
+           Variant("in place", build_factor_inplace, numeric=numeric_factor_inplace,
+                   reading="N' = n and d' = d together; the hypothesis D1, D2, D3 ≠ 0 in every pair is added",
+                   note="the state is exactly the vector.  k ≤ d: G = diag(γ)·L·diag(β)·U·diag(α) per pair (U, L "
+                        "shared shears), 3 layers; k = nd: the half-turn, diag(γ)·Q·diag(β)·Q·diag(α) with Q from "
+                        "a circulant with taps {0, n/2}, 5 layers; other k: the rows are routed through channel "
+                        "pairs (odd channels down m, a per-row swap, up m), a channel factor, and back, 15 layers.  "
+                        "Parameters rational in the entries, needing every D1, D2, D3 entry non-zero (checked: "
+                        "the layers on free coordinates, and the rational map entries → coordinates)")),
           HYP_K,
           bounds=signature_bounds("O(1)", "O(n)", "O(d)", big_o=("L", "N'", "d'"),
-                                  notes={"d'": "each quantity's best over the variants: N' = n (corrected, d' = 3d) "
-                                              "and d' = d (N' = 2n) are not had by one variant",
+                                  notes={"d'": "N' = n and d' = d together: variant 'in place' (for D1, D2, D3 ≠ 0)",
                                          "L": "f is the proof's own count (3 Hadamard + 6 add_n layers)"})),
     Claim("H.16", "butterfly_matrix",
           "(2) B^(nd)·x in O(log nd) layers (proof: 5·log(nd)), N' = O(n), d' = O(d)",
@@ -337,6 +401,10 @@ CLAIMS = [
                    note="log d + 2·log n + 1 layers, N' = n, d' = 3d"),
            Variant("d' = d", build_butterfly_narrow, numeric=numeric_butterfly_narrow,
                    note="the factors on the d' = d route of (1): 2·log d + 3·log n layers, N' = 2n, d' = d"),
+           Variant("in place", build_butterfly_inplace, numeric=numeric_butterfly_inplace,
+                   reading="N' = n and d' = d together; the hypothesis D1, D2, D3 ≠ 0 in every factor is added",
+                   note="every factor of (1) 'in place' on one state, merged: 1 + 2·log d + 4 + 14·(log n − 1) "
+                        "layers, N' = n, d' = d; rational parameters (D1, D2, D3 ≠ 0)"),
            Variant("5·log(nd): (1) stacked log(nd) times", build_stacked, expect="fails",
                    fails_at=("5·log(nd) layers",),
                    reading="the printed route of (2) (one model of (1) per factor matrix, Lemma H.11), with "

@@ -18,9 +18,15 @@ regions of en rows each): L = 2w·(2·log d + 3·log(en)), N' = 2en, d' = d.
 So d' = d is met at twice the stated N'.  Since diag(E_i, I) is again in
 BB* (a butterfly of size 2m with B_2m = I is two independent butterflies of
 size m), M ∈ (BB*)^w_e is also in (BB*)^w_{2e}, and for that expansion the
-stack has exactly N' = (2e)·n and d' = d.  For the given e, N' = en with
-d' = d means computing every factor in place (the state is exactly the
-vector): symconv neither builds that nor refutes it (no certificate).
+stack has exactly N' = (2e)·n and d' = d.
+
+Variant "in place": N' = en with d' = d means computing every factor in
+place (the state is exactly the vector).  symconv.constructions.inplace does
+it with rational parameters, for every M whose factors have all D1, D2, D3
+entries non-zero (a hypothesis added to the lemma): channel factors by
+shared shears and diagonals, the half-turn by a circulant with taps
+{0, en/2}, other row factors routed through channel pairs (d >= 2).
+L = 1 + 2w·(2·log d + 4 + 14·(log(en) − 1)).
 
 The symbolic sweep is bounded by w·e·n·d <= 8 (a bound on the sweep, not a
 hypothesis of the lemma); the numeric cross-check runs up to end = 2^20.
@@ -29,6 +35,9 @@ import numpy as np
 
 from symconv import Claim, Hypothesis, Instance, Signature, SizeParam, Step, Variant, sym, verify
 from symconv.hypotheses import pow2
+from symconv.constructions.butterfly import symbolic_factor
+from symconv.constructions.inplace import (check_round_trip, compile_kaleidoscope_inplace,
+                                           random_inplace_kaleidoscope, symbolic_inplace_kaleidoscope)
 from symconv.parametric import size
 from symconv.sweep import Cap
 from symconv.blocks import from_array
@@ -125,6 +134,31 @@ def numeric_narrow(N, d, batch, rng, e=2, w=1):
     return _numeric(compile_kaleidoscope_narrow, N, d, batch, rng, e, w)
 
 
+def build_inplace(z):
+    """In place, N' = en, d' = d: E's factors as channel factors, half-turns and routed row factors."""
+    n, d, e, w = z["n"], z["d"], z["e"], z["w"]
+    for k in [2 << t for t in range(log2(e * n * d))]:
+        check_round_trip(symbolic_factor(e * n * d, k, "f"), d)   # every factor with D1, D2, D3 ≠ 0
+    K, coords = symbolic_inplace_kaleidoscope(n * d, e, w, d, "k")
+    u = sym("u", n, d)
+    expected = from_array(from_row_major(K.apply(row_major(u.entries)), n, d), "M·x")
+    steps = (Step("1 + 2w·(2·log d + 4 + 14·(log(en) − 1)) layers", 0, kind="count",
+                  count=1 + 2 * w * (2 * log2(d) + 4 + 14 * (log2(e * n) - 1))),)
+    return Instance(u, compile_kaleidoscope_inplace(K, n, d, coords), expected, steps)
+
+
+def numeric_inplace(N, d, batch, rng):
+    """In place with e = 2, w = 1, n <= N/2 rows, 2 <= d' <= d, from random dyadic coordinates (exact floats)."""
+    dd = 1 << max(1, int(d).bit_length() - 1)
+    nn = 1 << max(1, int(N // 2).bit_length() - 1)
+    K, coords = random_inplace_kaleidoscope(nn * dd, 2, 1, dd, rng)
+    stack = compile_kaleidoscope_inplace(K, nn, dd, coords)
+
+    def reference(u):
+        return from_row_major(K.apply(row_major(u)), nn, dd)
+    return NumericCase(stack, rng.standard_normal((batch, nn, dd)), reference, {"n": nn, "d": dd, "e": 2, "w": 1})
+
+
 def claimed(z):
     n, d, e, w = z["n"], z["d"], z["e"], z["w"]
     return Signature(n, 10 * w * log2(e * n * d), d, e * n, d)
@@ -141,7 +175,13 @@ CLAIMS = [
            Variant("d' = d", build_narrow, numeric=numeric_narrow,
                    note="the same factors on H.16's d' = d route (each pair's block as two rank-one halves in "
                         "two row regions): 2w·(2·log d + 3·log(en)) layers, N' = 2en, d' = d.  The pair "
-                        "N' = en with d' = d is not constructed and not refuted (see the module docstring)")),
+                        "N' = en with d' = d: variant 'in place' (for D1, D2, D3 ≠ 0)"),
+           Variant("in place", build_inplace, numeric=numeric_inplace,
+                   reading="N' = en and d' = d together; the hypothesis D1, D2, D3 ≠ 0 in every factor of E "
+                           "is added",
+                   note="E's factors on H.16 (1)'s in-place routes (channel factors, the half-turn, row factors "
+                        "routed through channel pairs), on one en×d state: 1 + 2w·(2·log d + 4 + 14·(log(en) − 1)) "
+                        "layers, N' = en, d' = d; rational parameters (D1, D2, D3 ≠ 0)")),
           HYP, caps=CAPS,
           bounds=(Bound("L", "O(w log(end))", claimed=lambda z: z["w"] * log2(z["e"] * z["n"] * z["d"]), big_o=True,
                         certificates=both(not_identity, dimension(
@@ -150,8 +190,7 @@ CLAIMS = [
                         expect="met up to c",
                         note="f = w·log₂(end); the dimension certificate bounds L for models on N' = en, d' = d"),)
           + signature_bounds("O(w log(end))", "N' = en", "d' = d",
-                             notes={"d'": "each quantity's best over the variants: N' = en (d' = 3d) and d' = d "
-                                          "(N' = 2en) are not had by one variant"})[1:]),
+                             notes={"d'": "N' = en and d' = d together: variant 'in place' (for D1, D2, D3 ≠ 0)"})[1:]),
 ]
 
 

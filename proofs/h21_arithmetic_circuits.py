@@ -69,16 +69,14 @@ import sympy
 from symconv import Claim, Hypothesis, Instance, Signature, SizeParam, Step, Variant, sym, verify, zeros
 from symconv.hypotheses import divides, pow2
 from symconv.parametric import size
-from symconv.blocks import Block, from_array
-from symconv.circuits import (det3_circuit, evaluate, evaluate_numeric, horner_circuit, matmul_circuit,
-                              paper_sizes, powers_circuit, product_circuit, random_circuit)
+from symconv.circuits import (det3_circuit, evaluate, expected_block, horner_circuit,
+                              matmul_circuit, paper_sizes, powers_circuit, product_circuit, random_circuit)
 from symconv.certificates.standard import both, degree, not_identity, signature_bounds
 from symconv.claims import NumericCase
 from symconv.constructions.arithmetic import compile_arithmetic
 from symconv.constructions.remember import remember, required_length
 from symconv.constructions.shifts import shift_up
 from symconv.model import Stack
-from symconv.symbolic import make_ring
 
 D_SIZE = SizeParam("d", 1, 2)
 
@@ -124,20 +122,6 @@ def build_circuit(key):
     if kind == "random":
         return random_circuit(2 * k, 2 * k, k, seed=k, n_outputs=min(2 * k, 4), sparse=True)
     raise ValueError(kind)
-
-
-def expected_block(circuit, u: Block) -> Block:
-    """The circuit's polynomials on u's row-major entries, row-major in an n×d block, exactly."""
-    n, d = u.shape
-    R = make_ring(u.free_symbols() | set().union(*(getattr(g.c0, "free_symbols", set()) for g in circuit.gates)))
-    from symconv.circuits import evaluate_ring
-
-    vals = evaluate_ring(circuit, R, [R.from_expr(v) for v in u.entries.reshape(-1)])
-    out = np.zeros(n * d, dtype=object)
-    out[...] = 0
-    for k, v in enumerate(vals):
-        out[k] = v.as_expr()
-    return from_array(out.reshape(n, d))
 
 
 def instance(key, n, d, merge=False, linear="routing", layout="proof"):

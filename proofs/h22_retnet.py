@@ -144,7 +144,8 @@ H22_BOUNDS = (
           certificates=both(not_identity, degree, composition), at=also(last_point, where(d=1)), expect="met up to c",
           note="log d read as max(1, ⌈log₂ d⌉); literally O(N log 1) = 0 layers at d = 1, refuted there by "
                "the degree certificate (degree 3 needs 2 layers with W ≠ 0); at d = 1 row 0 has degree 3, so no "
-               "causal model with d' = d = 1 computes it (composition): the constructions use circular layers"),
+               "causal model with d' = d = 1 computes it (composition): the compiled route uses circular layers, "
+               "the direct route d' = 2"),
     Bound("parameters", "O(Nd)", claimed=lambda z: z["N"] * z["d"], big_o=True,
           certificates=dimension("retnet", lambda z: {"N": z["N"], "d": z["d"]},
                                  formula="dim ≥ d² for every N, d ≥ 1: with W_A = W_C = I and γ = 0 the first "

@@ -498,6 +498,30 @@ def evaluate_ring(circuit: Circuit, ring: Any, x: Sequence[Any]) -> list:
     return evaluate(circuit, [to_ring(ring, v) for v in x], convert=lambda v: to_ring(ring, v))
 
 
+def expected_block(circuit: Circuit, u: Any) -> Any:
+    """The circuit's outputs on u's row-major entries, row-major in a block of u's shape (zeros after
+    the last output), exactly: the target a compiled stack is checked against.
+
+    >>> from symconv.blocks import sym
+    >>> expected_block(from_polynomials([sympy.Symbol("a") * sympy.Symbol("b")], [sympy.Symbol("a"),
+    ...                                   sympy.Symbol("b")]), sym("u", 2)).entries.ravel().tolist()
+    [u[0,0]*u[1,0], 0]
+    """
+    from .blocks import from_array
+    from .symbolic import make_ring
+
+    n, d = u.shape
+    ring = make_ring(u.free_symbols() | set().union(*(getattr(g.c0, "free_symbols", set()) for g in circuit.gates)))
+    vals = evaluate_ring(circuit, ring, [ring.from_expr(v) for v in u.entries.reshape(-1)])
+    if len(vals) > n * d:
+        raise HypothesisError(f"u: {len(vals)} outputs do not fit a {n}×{d} block")
+    out = np.zeros(n * d, dtype=object)
+    out[...] = 0
+    for k, v in enumerate(vals):
+        out[k] = v.as_expr()
+    return from_array(out.reshape(n, d))
+
+
 def evaluate_numeric(circuit: Circuit, X: Any, subs: Mapping | None = None) -> np.ndarray:
     """Float evaluation on a batch: X has shape (B, n_inputs); returns (B, outputs).
 

@@ -6,7 +6,7 @@ import pytest
 import sympy
 
 from symconv.blocks import from_array, sym
-from symconv.circuits import (Circuit, CircuitBuilder, Gate, det3_circuit, evaluate, evaluate_numeric,
+from symconv.circuits import (Circuit, CircuitBuilder, Gate, det3_circuit, evaluate, evaluate_numeric, expected_block,
                               evaluate_ring, from_polynomials, horner_circuit, layering, matmul_circuit,
                               product_circuit, random_circuit)
 from symconv.claims import Instance, check_instance
@@ -22,12 +22,7 @@ def exact_check(circuit, n, d, merge=False):
     """Failure (or None) of the compiled stack against the circuit's polynomials, exactly."""
     cc = compile_arithmetic(circuit, n, d, merge)
     u = sym("u", n, d)
-    R = make_ring(u.free_symbols() | set().union(*(getattr(g.c0, "free_symbols", set()) for g in circuit.gates)))
-    vals = evaluate_ring(circuit, R, [R.from_expr(v) for v in u.entries.reshape(-1)])
-    out = np.zeros(n * d, dtype=object)
-    out[...] = 0
-    out[:len(vals)] = [v.as_expr() for v in vals]
-    failure, _ = check_instance(Instance(u, cc.stack, from_array(out.reshape(n, d))), {})
+    failure, _ = check_instance(Instance(u, cc.stack, expected_block(circuit, u)), {})
     return failure, cc
 
 
@@ -181,12 +176,7 @@ def test_corollary_h20_route_is_exact_with_wider_state():
 def exact_check_linear(circuit, n, d, linear):
     cc = compile_arithmetic(circuit, n, d, linear=linear)
     u = sym("u", n, d)
-    R = make_ring(u.free_symbols())
-    vals = evaluate_ring(circuit, R, [R.from_expr(v) for v in u.entries.reshape(-1)])
-    out = np.zeros(n * d, dtype=object)
-    out[...] = 0
-    out[:len(vals)] = [v.as_expr() for v in vals]
-    return check_instance(Instance(u, cc.stack, from_array(out.reshape(n, d))), {})
+    return check_instance(Instance(u, cc.stack, expected_block(circuit, u)), {})
 
 
 def test_proof_verdicts():

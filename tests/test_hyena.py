@@ -213,3 +213,26 @@ def test_bench_suite_records():
     assert "H.12 Hyena -> BaseConv (N' < 2N) [corrected, on 3N rows]" in labels
     assert len(records) == len(suite.cases(8, 1, 1, 0)) + 1 and all(r.ok for r in records)  # + the Hyena chain
     assert all(0 < r.value < 1e-13 for r in records)
+
+
+def test_one_causal_layer_multiplies_by_p_and_keeps_u_on_2N_rows():
+    """README, "Prop. H.12 with N ≤ N' < 2N": (u | q) → (u | q ⊙ (u·w + b)) with W = 1, filter w·X^N."""
+    import sympy
+
+    from symconv import sym
+    from symconv.blocks import Block
+    from symconv.model import Layer, Stack
+    from symconv.symbolic import evaluate
+
+    N = 3
+    u, q, b = sym("u", N), sym("q", N), sym("b", N)
+    w = sym("w", 1).entries[0, 0]
+    h = np.zeros((N + 1, 1), dtype=object)
+    h[N, 0] = w
+    b2 = np.vstack([np.ones((N, 1), dtype=object), b.entries])
+    layer = Layer(W=[[1]], h=h, b1=[[0]], b2=b2)
+    state = Block(np.vstack([u.entries, q.entries]))
+    out = evaluate(Stack(2 * N, 1, (layer,)), state).entries
+    assert all(sympy.expand(out[i, 0] - u.entries[i, 0]) == 0 for i in range(N))
+    assert all(sympy.expand(out[N + i, 0] - q.entries[i, 0] * (w * u.entries[i, 0] + b.entries[i, 0])) == 0
+               for i in range(N))

@@ -11,6 +11,8 @@ recomputes the result and raises :class:`CertificateError` when it differs):
 * :class:`DimensionCertificate` (Jacobian rank of a family: parameters, and
   layers at a given state size, any parametrisation needs);
 * :class:`LeastSignatureCertificate` (no one-layer model, by a Gröbner basis);
+* :class:`WOnlyInPlaceCertificate` (no in-place channel factor from W-only layers
+  with polynomial parameters: a class-restricted bound, not wired into bounds);
 * :class:`TrivialCertificate` (a bound by definition).
 
 :class:`Bound` attaches a claimed bound to a claim; ``verify`` assesses it
@@ -28,10 +30,11 @@ from .composition import CompositionCertificate, row0_degree
 from .degree import DegreeCertificate, line_degree, stack_line_degree
 from .dependency import CausalCertificate, ReachCertificate, required_pattern
 from .dimension import FAMILIES, DimensionCertificate, Jet, family_rank, layer_params, rank_mod
+from .inplace import WOnlyInPlaceCertificate
 from .least import LeastSignatureCertificate
 
 __all__ = ["KINDS", "QUANTITIES", "VERDICTS", "Bound", "BoundPoint", "BoundResult", "CausalCertificate",
            "CertificateError", "CompositionCertificate", "DegreeCertificate", "DimensionCertificate", "FAMILIES", "Jet",
            "LeastSignatureCertificate", "ReachCertificate", "TrivialCertificate", "assess", "describe",
            "family_rank", "first_point", "last_point", "layer_params", "line_degree", "log2_ceil", "model_params",
-           "rank_mod", "required_pattern", "row0_degree", "stack_line_degree", "summarise"]
+           "rank_mod", "required_pattern", "row0_degree", "stack_line_degree", "summarise", "WOnlyInPlaceCertificate"]

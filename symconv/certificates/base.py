@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from ..model import HypothesisError
 
-KINDS = ("trivial", "dependency", "degree", "composition", "dimension", "least signature")
+KINDS = ("trivial", "dependency", "degree", "composition", "dimension", "least signature", "algebraic")
 QUANTITIES = ("L", "general layers", "N'", "d'", "parameters")
 
 
