@@ -26,7 +26,11 @@ it with rational parameters, for every M whose factors have all D1, D2, D3
 entries non-zero (a hypothesis added to the lemma): channel factors by
 shared shears and diagonals, the half-turn by a circulant with taps
 {0, en/2}, other row factors routed through channel pairs (d >= 2).
-L = 1 + 2w·(2·log d + 4 + 14·(log(en) − 1)).
+L = 1 + 2w·(2·log d + 4 + 14·(log(en) − 1)).  Variant "in place, any M" drops
+the hypothesis: every 2×2 block is a product of three blocks with D1, D2,
+D3 ≠ 0 (symconv.constructions.inplace_every, a case split by hand), so each
+factor runs as three in-place passes; it is checked exactly on one integer M
+with zeros per size.
 
 The symbolic sweep is bounded by w·e·n·d <= 8 (a bound on the sweep, not a
 hypothesis of the lemma); the numeric cross-check runs up to end = 2^20.
@@ -38,6 +42,7 @@ from symconv.hypotheses import pow2
 from symconv.constructions.butterfly import symbolic_factor
 from symconv.constructions.inplace import (check_round_trip, compile_kaleidoscope_inplace,
                                            random_inplace_kaleidoscope, symbolic_inplace_kaleidoscope)
+from symconv.constructions.inplace_every import compile_kaleidoscope_inplace_every, integer_kaleidoscope
 from symconv.parametric import size
 from symconv.sweep import Cap
 from symconv.blocks import from_array
@@ -147,6 +152,16 @@ def build_inplace(z):
     return Instance(u, compile_kaleidoscope_inplace(K, n, d, coords), expected, steps)
 
 
+def build_inplace_every(z):
+    """In place for any M: each factor as three passes with D1, D2, D3 ≠ 0 (inplace_every.split_factor),
+    on one M with integer entries from {−2, …, 2}, zeros included (every case of the split)."""
+    n, d, e, w = z["n"], z["d"], z["e"], z["w"]
+    K = integer_kaleidoscope(n * d, e, w, np.random.default_rng([n, d, e, w]))
+    u = sym("u", n, d)
+    expected = from_array(from_row_major(K.apply(row_major(u.entries)), n, d), "M·x")
+    return Instance(u, compile_kaleidoscope_inplace_every(K, n, d), expected)
+
+
 def numeric_inplace(N, d, batch, rng):
     """In place with e = 2, w = 1, n <= N/2 rows, 2 <= d' <= d, from random dyadic coordinates (exact floats)."""
     dd = 1 << max(1, int(d).bit_length() - 1)
@@ -181,7 +196,14 @@ CLAIMS = [
                            "is added",
                    note="E's factors on H.16 (1)'s in-place routes (channel factors, the half-turn, row factors "
                         "routed through channel pairs), on one en×d state: 1 + 2w·(2·log d + 4 + 14·(log(en) − 1)) "
-                        "layers, N' = en, d' = d; rational parameters (D1, D2, D3 ≠ 0)")),
+                        "layers, N' = en, d' = d; rational parameters (D1, D2, D3 ≠ 0)"),
+           Variant("in place, any M", build_inplace_every,
+                   reading="N' = en and d' = d together for every M: checked exactly on one M per size with "
+                           "integer entries in {−2, …, 2} (zeros included); every M by the split of each pair "
+                           "block into three blocks with D1, D2, D3 ≠ 0 (by hand, inplace_every) with variant "
+                           "'in place' (checked on free coordinates)",
+                   note="each factor of E as three in-place passes (inplace_every.split_factor): about 3× the "
+                        "layers of 'in place', N' = en, d' = d")),
           HYP, caps=CAPS,
           bounds=(Bound("L", "O(w log(end))", claimed=lambda z: z["w"] * log2(z["e"] * z["n"] * z["d"]), big_o=True,
                         certificates=both(not_identity, dimension(
