@@ -162,6 +162,18 @@ def build_inplace_every(z):
     return Instance(u, compile_kaleidoscope_inplace_every(K, n, d), expected)
 
 
+def numeric_inplace_every(N, d, batch, rng):
+    """In place for any M, e = 2, w = 1, n <= N/2 rows, 2 <= d' <= d: integer entries with zeros."""
+    dd = 1 << max(1, int(d).bit_length() - 1)
+    nn = 1 << max(1, int(N // 2).bit_length() - 1)
+    K = integer_kaleidoscope(nn * dd, 2, 1, rng)
+    stack = compile_kaleidoscope_inplace_every(K, nn, dd)
+
+    def reference(u):
+        return from_row_major(K.apply(row_major(u)), nn, dd)
+    return NumericCase(stack, rng.standard_normal((batch, nn, dd)), reference, {"n": nn, "d": dd, "e": 2, "w": 1})
+
+
 def numeric_inplace(N, d, batch, rng):
     """In place with e = 2, w = 1, n <= N/2 rows, 2 <= d' <= d, from random dyadic coordinates (exact floats)."""
     dd = 1 << max(1, int(d).bit_length() - 1)
@@ -190,14 +202,14 @@ CLAIMS = [
            Variant("d' = d", build_narrow, numeric=numeric_narrow,
                    note="the same factors on H.16's d' = d route (each pair's block as two rank-one halves in "
                         "two row regions): 2w·(2·log d + 3·log(en)) layers, N' = 2en, d' = d.  The pair "
-                        "N' = en with d' = d: variant 'in place' (for D1, D2, D3 ≠ 0)"),
+                        "N' = en with d' = d: variants 'in place' and 'in place, any M'"),
            Variant("in place", build_inplace, numeric=numeric_inplace,
                    reading="N' = en and d' = d together; the hypothesis D1, D2, D3 ≠ 0 in every factor of E "
                            "is added",
                    note="E's factors on H.16 (1)'s in-place routes (channel factors, the half-turn, row factors "
                         "routed through channel pairs), on one en×d state: 1 + 2w·(2·log d + 4 + 14·(log(en) − 1)) "
                         "layers, N' = en, d' = d; rational parameters (D1, D2, D3 ≠ 0)"),
-           Variant("in place, any M", build_inplace_every,
+           Variant("in place, any M", build_inplace_every, numeric=numeric_inplace_every,
                    reading="N' = en and d' = d together for every M: checked exactly on one M per size with "
                            "integer entries in {−2, …, 2} (zeros included); every M by the split of each pair "
                            "block into three blocks with D1, D2, D3 ≠ 0 (by hand, inplace_every) with variant "
@@ -212,7 +224,8 @@ CLAIMS = [
                         expect="met up to c",
                         note="f = w·log₂(end); the dimension certificate bounds L for models on N' = en, d' = d"),)
           + signature_bounds("O(w log(end))", "N' = en", "d' = d",
-                             notes={"d'": "N' = en and d' = d together: variant 'in place' (for D1, D2, D3 ≠ 0)"})[1:]),
+                             notes={"d'": "N' = en and d' = d together: variants 'in place' (for D1, D2, D3 ≠ 0) and "
+                                          "'in place, any M' (every M, three passes per factor)"})[1:]),
 ]
 
 
