@@ -163,10 +163,11 @@ def build_inplace_every(z):
 
 
 def numeric_inplace_every(N, d, batch, rng):
-    """In place for any M, e = 2, w = 1, n <= N/2 rows, 2 <= d' <= d: integer entries with zeros."""
+    """In place for any M, e = 2, w = 1, n <= N/2 rows, 2 <= d' <= d: float entries in {−2, …, 2}, zeros
+    included (float entries keep the split and the coordinates in floats, fast at N = 2^14)."""
     dd = 1 << max(1, int(d).bit_length() - 1)
     nn = 1 << max(1, int(N // 2).bit_length() - 1)
-    K = integer_kaleidoscope(nn * dd, 2, 1, rng)
+    K = integer_kaleidoscope(nn * dd, 2, 1, rng, values=(-2.0, -1.0, 0.0, 0.0, 1.0, 2.0))
     stack = compile_kaleidoscope_inplace_every(K, nn, dd)
 
     def reference(u):
