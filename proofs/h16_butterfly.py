@@ -59,7 +59,7 @@ from symconv.constructions.sums import add_n
 from symconv.constructions.butterfly import (butterfly_layer_count, compile_butterfly,
                                              compile_butterfly_factor, compile_butterfly_factor_narrow,
                                              compile_butterfly_narrow, factor_layer_count,
-                                             from_row_major, is_pow2, log2, printed_diagonals,
+                                             from_row_major, log2, printed_diagonals,
                                              printed_hadamard_sum,
                                              random_butterfly, random_factor, row_major,
                                              symbolic_butterfly, symbolic_factor)
@@ -239,7 +239,7 @@ def build_factor_narrow(z):
     grid = lambda v: np.asarray(v, dtype=object).reshape(n, d)
     rows = lambda top, bottom: from_array(np.concatenate([grid(top), grid(bottom)], axis=0), "state")
     steps = [Step("T, B ← α_T ⊙ x, α_B ⊙ x", 1, rows(aT * x, aB * x)),
-             Step(f"3 layers (k ≤ d and k > d alike), N' = 2n, d' = d", 0, kind="count", count=3)]
+             Step("3 layers (k ≤ d and k > d alike), N' = 2n, d' = d", 0, kind="count", count=3)]
     if s >= d:  # row factor: outputs at the top rows of each pair in T, at the bottom rows (m rows early) in B
         y = F.apply(x)
         top = ((q // d) & (s // d)) == 0
@@ -330,32 +330,28 @@ def _case(stack, M, n, d, batch, rng, sizes):
     return NumericCase(stack, rng.standard_normal((batch, n, d)), reference, sizes)
 
 
-def numeric_factor(N, d, batch, rng):
-    """B_k^(nd) with k = nd (the longest row shift), random entries in [−1, 1]."""
-    n, d = _shape(N, d)
-    F = random_factor(n * d, n * d, rng)
-    return _case(compile_butterfly_factor(F, n, d), F, n, d, batch, rng, {"n": n, "d": d, "k": n * d})
+def _random_factor_hook(compile_fn, route):
+    def numeric(N, d, batch, rng):
+        n, d = _shape(N, d)
+        F = random_factor(n * d, n * d, rng)
+        return _case(compile_fn(F, n, d), F, n, d, batch, rng, {"n": n, "d": d, "k": n * d})
+    numeric.__doc__ = f"B_k^(nd) with k = nd (the longest row shift), random entries in [−1, 1], {route}."
+    return numeric
 
 
-def numeric_butterfly(N, d, batch, rng):
-    """B^(nd) with random entries in [−1, 1]."""
-    n, d = _shape(N, d)
-    B = random_butterfly(n * d, rng)
-    return _case(compile_butterfly(B, n, d), B, n, d, batch, rng, {"n": n, "d": d})
+def _random_butterfly_hook(compile_fn, route):
+    def numeric(N, d, batch, rng):
+        n, d = _shape(N, d)
+        B = random_butterfly(n * d, rng)
+        return _case(compile_fn(B, n, d), B, n, d, batch, rng, {"n": n, "d": d})
+    numeric.__doc__ = f"B^(nd) with random entries in [−1, 1], {route}."
+    return numeric
 
 
-def numeric_factor_narrow(N, d, batch, rng):
-    """B_k^(nd) with k = nd on the d' = d route (N' = 2n)."""
-    n, d = _shape(N, d)
-    F = random_factor(n * d, n * d, rng)
-    return _case(compile_butterfly_factor_narrow(F, n, d), F, n, d, batch, rng, {"n": n, "d": d, "k": n * d})
-
-
-def numeric_butterfly_narrow(N, d, batch, rng):
-    """B^(nd) on the d' = d route (N' = 2n)."""
-    n, d = _shape(N, d)
-    B = random_butterfly(n * d, rng)
-    return _case(compile_butterfly_narrow(B, n, d), B, n, d, batch, rng, {"n": n, "d": d})
+numeric_factor = _random_factor_hook(compile_butterfly_factor, "the d' = 3d route")
+numeric_factor_narrow = _random_factor_hook(compile_butterfly_factor_narrow, "the d' = d route (N' = 2n)")
+numeric_butterfly = _random_butterfly_hook(compile_butterfly, "the d' = 3d route")
+numeric_butterfly_narrow = _random_butterfly_hook(compile_butterfly_narrow, "the d' = d route (N' = 2n)")
 
 
 CLAIMS = [

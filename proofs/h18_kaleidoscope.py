@@ -49,10 +49,9 @@ from symconv.blocks import from_array
 from symconv.certificates import Bound
 from symconv.certificates.standard import both, dimension, not_identity, signature_bounds
 from symconv.claims import NumericCase
-from symconv.constructions.butterfly import (factor_layer_count, from_row_major, is_pow2, log2,
-                                             row_major)
+from symconv.constructions.butterfly import (factor_layer_count, from_row_major, log2, row_major)
 from symconv.constructions.kaleidoscope import (compile_kaleidoscope, compile_kaleidoscope_narrow,
-                                                kaleidoscope_layer_count, kaleidoscope_narrow_layer_count,
+                                                kaleidoscope_layer_count,
                                                 random_kaleidoscope, symbolic_kaleidoscope)
 
 SIZES = (SizeParam("n", 2, 4), SizeParam("d", 2, 4), SizeParam("e", 1, 2), SizeParam("w", 1, 2))
@@ -117,16 +116,30 @@ def printed_steps(z, inst):
     return tuple(steps)
 
 
+def _case(K, stack, n, d, batch, rng):
+    """The numeric case of ``stack`` against K·x on random inputs u ∈ R^{batch×n×d}."""
+    def reference(u):
+        return from_row_major(K.apply(row_major(u)), n, d)
+    return NumericCase(stack, rng.standard_normal((batch, n, d)), reference, {"n": n, "d": d, "e": K.e, "w": K.w})
+
+
 def _numeric(compile_fn, N, d, batch, rng, e, w):
     """M ∈ (BB*)^w_e with random butterfly entries, compiled by ``compile_fn``; n the largest power of two <= N."""
     n = 1 << max(1, int(N).bit_length() - 1)
     d = 1 << max(0, int(d).bit_length() - 1)
     K = random_kaleidoscope(n * d, e, w, rng)
+    return _case(K, compile_fn(K, n, d), n, d, batch, rng)
 
-    def reference(u):
-        return from_row_major(K.apply(row_major(u)), n, d)
-    return NumericCase(compile_fn(K, n, d), rng.standard_normal((batch, n, d)), reference,
-                       {"n": n, "d": d, "e": e, "w": w})
+
+def _inplace_shape(N, d):
+    """(n, d') for the in-place hooks: e = 2, n <= N/2 rows (a power of two), 2 <= d' <= d."""
+    return 1 << max(1, int(N // 2).bit_length() - 1), 1 << max(1, int(d).bit_length() - 1)
+
+
+def _target(K, n, d):
+    """(u, M·x) for symbolic u ∈ R^{n×d}, exactly."""
+    u = sym("u", n, d)
+    return u, from_array(from_row_major(K.apply(row_major(u.entries)), n, d), "M·x")
 
 
 def numeric(N, d, batch, rng, e=2, w=1):
@@ -145,8 +158,7 @@ def build_inplace(z):
     for k in [2 << t for t in range(log2(e * n * d))]:
         check_round_trip(symbolic_factor(e * n * d, k, "f"), d)   # every factor with D1, D2, D3 ≠ 0
     K, coords = symbolic_inplace_kaleidoscope(n * d, e, w, d, "k")
-    u = sym("u", n, d)
-    expected = from_array(from_row_major(K.apply(row_major(u.entries)), n, d), "M·x")
+    u, expected = _target(K, n, d)
     steps = (Step("1 + 2w·(2·log d + 4 + 14·(log(en) − 1)) layers", 0, kind="count",
                   count=1 + 2 * w * (2 * log2(d) + 4 + 14 * (log2(e * n) - 1))),)
     return Instance(u, compile_kaleidoscope_inplace(K, n, d, coords), expected, steps)
@@ -157,34 +169,23 @@ def build_inplace_every(z):
     on one M with integer entries from {−2, …, 2}, zeros included (every case of the split)."""
     n, d, e, w = z["n"], z["d"], z["e"], z["w"]
     K = integer_kaleidoscope(n * d, e, w, np.random.default_rng([n, d, e, w]))
-    u = sym("u", n, d)
-    expected = from_array(from_row_major(K.apply(row_major(u.entries)), n, d), "M·x")
+    u, expected = _target(K, n, d)
     return Instance(u, compile_kaleidoscope_inplace_every(K, n, d), expected)
 
 
 def numeric_inplace_every(N, d, batch, rng):
-    """In place for any M, e = 2, w = 1, n <= N/2 rows, 2 <= d' <= d: float entries in {−2, …, 2}, zeros
-    included (float entries keep the split and the coordinates in floats, fast at N = 2^14)."""
-    dd = 1 << max(1, int(d).bit_length() - 1)
-    nn = 1 << max(1, int(N // 2).bit_length() - 1)
-    K = integer_kaleidoscope(nn * dd, 2, 1, rng, values=(-2.0, -1.0, 0.0, 0.0, 1.0, 2.0))
-    stack = compile_kaleidoscope_inplace_every(K, nn, dd)
-
-    def reference(u):
-        return from_row_major(K.apply(row_major(u)), nn, dd)
-    return NumericCase(stack, rng.standard_normal((batch, nn, dd)), reference, {"n": nn, "d": dd, "e": 2, "w": 1})
+    """In place for any M (e = 2, w = 1): float entries in {−2, …, 2}, zeros included (float entries keep
+    the split and the coordinates in floats)."""
+    n, d = _inplace_shape(N, d)
+    K = integer_kaleidoscope(n * d, 2, 1, rng, values=(-2.0, -1.0, 0.0, 0.0, 1.0, 2.0))
+    return _case(K, compile_kaleidoscope_inplace_every(K, n, d), n, d, batch, rng)
 
 
 def numeric_inplace(N, d, batch, rng):
-    """In place with e = 2, w = 1, n <= N/2 rows, 2 <= d' <= d, from random dyadic coordinates (exact floats)."""
-    dd = 1 << max(1, int(d).bit_length() - 1)
-    nn = 1 << max(1, int(N // 2).bit_length() - 1)
-    K, coords = random_inplace_kaleidoscope(nn * dd, 2, 1, dd, rng)
-    stack = compile_kaleidoscope_inplace(K, nn, dd, coords)
-
-    def reference(u):
-        return from_row_major(K.apply(row_major(u)), nn, dd)
-    return NumericCase(stack, rng.standard_normal((batch, nn, dd)), reference, {"n": nn, "d": dd, "e": 2, "w": 1})
+    """In place (e = 2, w = 1) from random dyadic coordinates (exact floats)."""
+    n, d = _inplace_shape(N, d)
+    K, coords = random_inplace_kaleidoscope(n * d, 2, 1, d, rng)
+    return _case(K, compile_kaleidoscope_inplace(K, n, d, coords), n, d, batch, rng)
 
 
 def claimed(z):
