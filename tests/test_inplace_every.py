@@ -33,6 +33,14 @@ def test_fractions_floats_and_refusals():
         split_block(1, sympy.Symbol("x"), 0, 0)
     with pytest.raises(HypothesisError, match="boolean"):
         split_block(True, 1, 1, 1)
+    with pytest.raises(HypothesisError, match="D3: nan is not a finite number"):
+        split_block(1.0, 1.0, float("nan"), 1.0)
+    with pytest.raises(HypothesisError, match="values: .*not a number"):
+        integer_kaleidoscope(4, 1, 1, np.random.default_rng(0), values=("1", "2"))
+    with pytest.raises(HypothesisError, match="n: "):
+        integer_kaleidoscope(6, 1, 1, np.random.default_rng(0))
+    with pytest.raises(HypothesisError, match="n: the 2 butterflies"):
+        integer_kaleidoscope(1 << 40, 1, 1, np.random.default_rng(0))
 
 
 def test_a_factor_the_open_set_refuses_is_computed_in_place():

@@ -52,6 +52,8 @@ def _number(x: Any, where: str) -> Any:
     if isinstance(x, (int, np.integer, Fraction)):
         return Fraction(x)
     if isinstance(x, (float, np.floating)):
+        if not np.isfinite(x):
+            raise HypothesisError(f"{where}: {x!r} is not a finite number")
         return float(x)
     if isinstance(x, sympy.Basic) and x.is_Rational:
         return Fraction(int(x.p), int(x.q))
@@ -99,8 +101,7 @@ def split_block(a: Any, b: Any, c: Any, e: Any) -> tuple:
     else:
         C, B, A = (1, 1, -1, -1), S, S
     exact = not any(isinstance(x, float) for x in G)
-    got = _mul(A, _mul(B, C))
-    if not all(map(in_u, (A, B, C))) or (exact and got != G):
+    if not all(map(in_u, (A, B, C))) or (exact and _mul(A, _mul(B, C)) != G):
         raise HypothesisError(f"G: the split of [[{a}, {b}], [{c}, {e}]] into three blocks failed")  # pragma: no cover
     return A, B, C
 
@@ -147,10 +148,22 @@ def integer_kaleidoscope(n: int, e: int, w: int, rng: np.random.Generator, value
     >>> integer_kaleidoscope(4, 1, 1, np.random.default_rng(0)).to_matrix().shape
     (4, 4)
     """
+    from ..budget import require
+    from .butterfly import check_pow2
     from .kaleidoscope import BBStar, Kaleidoscope
 
-    m = e * n
+    check_pow2(n, "n", 2)
+    check_pow2(e, "e")
+    if isinstance(w, bool) or not isinstance(w, int) or w < 1:
+        raise HypothesisError(f"w: width must be a positive integer, got {w!r}")
     vals = np.asarray(values, dtype=object)
+    if vals.ndim != 1 or vals.size == 0:
+        raise HypothesisError(f"values: expected a non-empty list of numbers, got {values!r}")
+    for v in vals:
+        _number(v, "values")
+    m = e * n
+    require(2 * w * 16 * m * max(1, m.bit_length() - 1),
+            f"n: the {2 * w} butterflies of size e·n = {m} of a kaleidoscope")
 
     def butterfly() -> Butterfly:
         return Butterfly(m, tuple(ButterflyFactorMatrix(m, m >> t, rng.choice(vals, (1 << t, 4, m >> (t + 1))))
