@@ -41,6 +41,15 @@ printed route of (2), one model of (1) per factor matrix stacked by Lemma H.11
 (symconv's (1): the printed one fails): its output holds, and its count step
 "5·log(nd) layers" fails (2·log d + 3·log n layers): 5·log(nd) is an upper bound
 there, not the count.
+
+Variants "in place" (N' = n, d' = d: the state is exactly the vector) build (1)
+and (2) for factors whose D1, D2, D3 entries are all non-zero
+(symconv.constructions.inplace, checked on free coordinates).  Variants
+"in place, any M" drop that hypothesis: each factor runs as the three in-place
+passes of symconv.constructions.inplace_every (every 2×2 block is a product of
+three blocks with D1, D2, D3 ≠ 0, a case split by hand), at 3× the per-factor
+layers; they are checked exactly on one integer factor (butterfly) with zeros
+per size.
 """
 import numpy as np
 
@@ -49,6 +58,8 @@ from symconv.hypotheses import at_most_product, pow2
 from symconv.constructions.butterfly import Butterfly
 from symconv.constructions.inplace import (check_round_trip, compile_factors_inplace, random_inplace_factor,
                                            symbolic_inplace_butterfly, symbolic_inplace_factor)
+from symconv.constructions.inplace_every import (check_dyadic_parameters, compile_factors_inplace_every,
+                                                dyadic_butterfly, dyadic_factor, integer_butterfly, integer_factor)
 from symconv.parametric import size
 from symconv.blocks import from_array
 from symconv.certificates import Bound
@@ -315,6 +326,77 @@ def numeric_butterfly_inplace(N, d, batch, rng):
     return _case(stack, B, n, d, batch, rng, {"n": n, "d": d})
 
 
+def inplace_every_factor_count(k, n, d):
+    """Layers of (1) in place for any entries: three passes, 1 + 3·(2 (k ≤ d), 4 (k = nd), 14 (routed))."""
+    return 1 + 3 * (2 if k <= d else 4 if k == n * d else 14)
+
+
+def inplace_every_butterfly_count(n, d):
+    """Layers of (2) in place for any entries: 1 + 3·(2·log d + 4 + 14·(log n − 1)) (n >= 2)."""
+    return 1 + 3 * (2 * log2(d) + 4 + 14 * (log2(n) - 1))
+
+
+ANY_VALUES = (-2, -1, 0, 0, 1, 2)
+
+
+def build_factor_inplace_every(z):
+    """(1) in place for any entries, on one integer factor with zeros (integer_factor: its first pairs are
+    a zero first row, a zero second row, the zero block, then blocks with one zero, as many as fit)."""
+    n, d, k = z["n"], z["d"], z["k"]
+    F = integer_factor(n * d, k, np.random.default_rng([n, d, k]), ANY_VALUES)
+    u = sym("u", n, d)
+    steps = (Step("1 + 3·(2 (k ≤ d), 4 (k = nd), 14 (routed)) layers", 0, kind="count",
+                  count=inplace_every_factor_count(k, n, d)),)
+    return Instance(u, compile_factors_inplace_every([F], n, d), apply_rows(F, u), steps)
+
+
+def build_butterfly_inplace_every(z):
+    """(2) in place for any entries, on one integer butterfly with zeros (each factor as integer_factor)."""
+    n, d = z["n"], z["d"]
+    B = integer_butterfly(n * d, np.random.default_rng([n, d]), ANY_VALUES)
+    u = sym("u", n, d)
+    steps = (Step("1 + 3·(2·log d + 4 + 14·(log n − 1)) layers", 0, kind="count",
+                  count=inplace_every_butterfly_count(n, d)),)
+    return Instance(u, compile_factors_inplace_every(B.applied(), n, d), apply_rows(B, u), steps)
+
+
+def numeric_factor_inplace_every(N, d, batch, rng):
+    """B_k^(nd) in place for any entries, k = nd/2 (routed; k = nd, the half-turn, when n = 2), on the float
+    path: a dyadic_factor, whose pair blocks come from inplace_every.dyadic_blocks (every case of the split:
+    zero first row, zero second row, zero block, one zero at D1, D2, D3), so that every split block, every
+    coordinate and every layer parameter is a dyadic rational, exact in float64 (asserted:
+    check_dyadic_parameters), and crosscheck's exact decision mod p of these floats is the stack's own."""
+    n, d = _shape(N, d)
+    if d < 2:
+        n, d = max(2, n // 2), 2
+    k = n * d // 2 if n >= 4 else n * d
+    F = dyadic_factor(n * d, k, d, rng)
+    stack = compile_factors_inplace_every([F], n, d)
+    check_dyadic_parameters(stack)
+    return _case(stack, F, n, d, batch, rng, {"n": n, "d": d, "k": k})
+
+
+def numeric_butterfly_inplace_every(N, d, batch, rng):
+    """B^(nd) in place for any entries, on the float path: a dyadic_butterfly (its channel and routed
+    factors from dyadic_blocks, zeros of every kind included; its half-turn from
+    dyadic_half_turn_factor, no zeros), every layer parameter a dyadic rational (asserted)."""
+    n, d = _shape(N, d)
+    if d < 2:
+        n, d = max(2, n // 2), 2
+    B = dyadic_butterfly(n * d, d, rng)
+    stack = compile_factors_inplace_every(B.applied(), n, d)
+    check_dyadic_parameters(stack)
+    return _case(stack, B, n, d, batch, rng, {"n": n, "d": d})
+
+
+ANY_READING = ("N' = n and d' = d together for every {what}: checked exactly on one {what} per size with integer "
+               "entries in {{−2, …, 2}} (zeros included: the first pairs of each factor are a zero first row, a "
+               "zero second row, the zero block and blocks with one zero, as many as fit); every {what} by the "
+               "split of each pair block into three blocks with D1, D2, D3 ≠ 0 (by hand, inplace_every; all 625 "
+               "blocks with entries in {{−2, …, 2}} by test) with variant 'in place' (checked on free "
+               "coordinates)")
+
+
 def _shape(N, d):
     """Powers of two n <= N and d' <= d (at least 1 each, n·d >= 2)."""
     n = 1 << max(0, int(N).bit_length() - 1)
@@ -385,10 +467,16 @@ CLAIMS = [
                         "a circulant with taps {0, n/2}, 5 layers; other k: the rows are routed through channel "
                         "pairs (odd channels down m, a per-row swap, up m), a channel factor, and back, 15 layers.  "
                         "Parameters rational in the entries, needing every D1, D2, D3 entry non-zero (checked: "
-                        "the layers on free coordinates, and the rational map entries → coordinates)")),
+                        "the layers on free coordinates, and the rational map entries → coordinates)"),
+           Variant("in place, any M", build_factor_inplace_every, numeric=numeric_factor_inplace_every,
+                   reading=ANY_READING.format(what="factor"),
+                   instances="one integer factor per size (integer_factor, seeded by (n, d, k))",
+                   note="each pair block as three in-place passes (inplace_every.split_factor), each pass on the "
+                        "'in place' routes: 7 layers (k ≤ d), 13 (k = nd), 43 (routed); N' = n, d' = d")),
           HYP_K,
           bounds=signature_bounds("O(1)", "O(n)", "O(d)", big_o=("L", "N'", "d'"),
-                                  notes={"d'": "N' = n and d' = d together: variant 'in place' (for D1, D2, D3 ≠ 0)",
+                                  notes={"d'": "N' = n and d' = d together: variants 'in place' (for D1, D2, D3 ≠ 0) "
+                                                "and 'in place, any M' (every factor, three passes)",
                                          "L": "f is the proof's own count (3 Hadamard + 6 add_n layers)"})),
     Claim("H.16", "butterfly_matrix",
           "(2) B^(nd)·x in O(log nd) layers (proof: 5·log(nd)), N' = O(n), d' = O(d)",
@@ -401,6 +489,11 @@ CLAIMS = [
                    reading="N' = n and d' = d together; the hypothesis D1, D2, D3 ≠ 0 in every factor is added",
                    note="every factor of (1) 'in place' on one state, merged: 1 + 2·log d + 4 + 14·(log n − 1) "
                         "layers, N' = n, d' = d; rational parameters (D1, D2, D3 ≠ 0)"),
+           Variant("in place, any M", build_butterfly_inplace_every, numeric=numeric_butterfly_inplace_every,
+                   reading=ANY_READING.format(what="butterfly matrix"),
+                   instances="one integer butterfly per size (integer_butterfly, seeded by (n, d))",
+                   note="each factor as three in-place passes (inplace_every.split_factor): "
+                        "1 + 3·(2·log d + 4 + 14·(log n − 1)) layers, N' = n, d' = d"),
            Variant("5·log(nd): (1) stacked log(nd) times", build_stacked, expect="fails",
                    fails_at=("5·log(nd) layers",),
                    reading="the printed route of (2) (one model of (1) per factor matrix, Lemma H.11), with "
@@ -415,7 +508,9 @@ CLAIMS = [
                                                                   state=lambda z: (z["n"], z["d"]))),
                         expect="met up to c",
                         note="f = log₂(nd); the dimension certificate bounds L for models on N' = n, d' = d"),)
-          + signature_bounds("O(log nd)", "O(n)", "O(d)", big_o=("N'", "d'"))[1:]),
+          + signature_bounds("O(log nd)", "O(n)", "O(d)", big_o=("N'", "d'"),
+                             notes={"d'": "N' = n and d' = d together: variants 'in place' (for D1, D2, D3 ≠ 0) "
+                                          "and 'in place, any M' (every B, three passes per factor)"})[1:]),
 ]
 
 

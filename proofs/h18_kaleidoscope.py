@@ -42,7 +42,8 @@ from symconv.hypotheses import pow2
 from symconv.constructions.butterfly import symbolic_factor
 from symconv.constructions.inplace import (check_round_trip, compile_kaleidoscope_inplace,
                                            random_inplace_kaleidoscope, symbolic_inplace_kaleidoscope)
-from symconv.constructions.inplace_every import compile_kaleidoscope_inplace_every, integer_kaleidoscope
+from symconv.constructions.inplace_every import (check_dyadic_parameters, compile_kaleidoscope_inplace_every,
+                                                dyadic_kaleidoscope, integer_kaleidoscope)
 from symconv.parametric import size
 from symconv.sweep import Cap
 from symconv.blocks import from_array
@@ -170,15 +171,21 @@ def build_inplace_every(z):
     n, d, e, w = z["n"], z["d"], z["e"], z["w"]
     K = integer_kaleidoscope(n * d, e, w, np.random.default_rng([n, d, e, w]))
     u, expected = _target(K, n, d)
-    return Instance(u, compile_kaleidoscope_inplace_every(K, n, d), expected)
+    steps = (Step("1 + 3·2w·(2·log d + 4 + 14·(log(en) − 1)) layers (three passes a factor)", 0, kind="count",
+                  count=1 + 3 * 2 * w * (2 * log2(d) + 4 + 14 * (log2(e * n) - 1))),)
+    return Instance(u, compile_kaleidoscope_inplace_every(K, n, d), expected, steps)
 
 
 def numeric_inplace_every(N, d, batch, rng):
-    """In place for any M (e = 2, w = 1): float entries in {−2, …, 2}, zeros included (float entries keep
-    the split and the coordinates in floats)."""
+    """In place for any M (e = 2, w = 1), on the float path: a dyadic_kaleidoscope (channel and routed
+    factors from inplace_every.dyadic_blocks, zeros of every kind included; half-turns from
+    dyadic_half_turn_factor), so every layer parameter is a dyadic rational, exact in float64 (asserted:
+    check_dyadic_parameters) and crosscheck's exact decision mod p is the stack's own."""
     n, d = _inplace_shape(N, d)
-    K = integer_kaleidoscope(n * d, 2, 1, rng, values=(-2.0, -1.0, 0.0, 0.0, 1.0, 2.0))
-    return _case(K, compile_kaleidoscope_inplace_every(K, n, d), n, d, batch, rng)
+    K = dyadic_kaleidoscope(n * d, 2, 1, d, rng)
+    stack = compile_kaleidoscope_inplace_every(K, n, d)
+    check_dyadic_parameters(stack)
+    return _case(K, stack, n, d, batch, rng)
 
 
 def numeric_inplace(N, d, batch, rng):
@@ -216,8 +223,10 @@ CLAIMS = [
                            "integer entries in {−2, …, 2} (zeros included); every M by the split of each pair "
                            "block into three blocks with D1, D2, D3 ≠ 0 (by hand, inplace_every) with variant "
                            "'in place' (checked on free coordinates)",
-                   note="each factor of E as three in-place passes (inplace_every.split_factor): about 3× the "
-                        "layers of 'in place', N' = en, d' = d")),
+                   instances="one integer M per size (integer_kaleidoscope, seeded by (n, d, e, w))",
+                   note="each factor of E as three in-place passes (inplace_every.split_factor): "
+                        "1 + 3·2w·(2·log d + 4 + 14·(log(en) − 1)) layers (3× the per-factor layers of 'in place'), "
+                        "N' = en, d' = d")),
           HYP, caps=CAPS,
           bounds=(Bound("L", "O(w log(end))", claimed=lambda z: z["w"] * log2(z["e"] * z["n"] * z["d"]), big_o=True,
                         certificates=both(not_identity, dimension(

@@ -54,8 +54,14 @@ straight to their rows, and channel blocks for d > 1.  For d > 1, a first
 multiplication level whose pairs each sit in one row of u is one layer
 (u·W) ⊙ (e_0 * u) with W taking each pair's partner channel onto its host
 channel: x·y with d = 2 is one layer.  The random family's variant "gapped
-layout" (layout="gapped") leaves rows for the next route's copies and terms.  bound_table() compares
-its L and N' with 4·Δ·⌈log₂ w⌉ and 4w under both width definitions.
+layout" (layout="gapped") leaves rows for the next route's copies and terms.
+The variant "lean layout" (layout="lean") is tight with runs of consecutive
+routing stages merged into one stage (their composition) where that saves
+layers, with at most 3 shifts and none above tight's largest, so N' is
+tight's; constants go into the b2 of the layer before.  The random family's
+"lean layout, 9 shifts" lets a merged stage take 9 shifts (N' = 9·(K + S)).
+bound_table() compares L and N' with 4·Δ·⌈log₂ w⌉ and 4w under both width
+definitions.
 ``python proofs/h21_arithmetic_circuits.py`` prints the table.
 """
 import math
@@ -101,8 +107,8 @@ def bound(circuit, width="cut"):
 
 
 @lru_cache(maxsize=64)
-def compiled(key, n, d, merge=False, linear="routing", layout="proof"):
-    return compile_arithmetic(build_circuit(key), n, d, merge, linear=linear, layout=layout)
+def compiled(key, n, d, merge=False, linear="routing", layout="proof", shifts=None):
+    return compile_arithmetic(build_circuit(key), n, d, merge, linear=linear, layout=layout, shifts=shifts)
 
 
 def build_circuit(key):
@@ -124,8 +130,8 @@ def build_circuit(key):
     raise ValueError(kind)
 
 
-def instance(key, n, d, merge=False, linear="routing", layout="proof"):
-    cc = compiled(key, n, d, merge, linear, layout)
+def instance(key, n, d, merge=False, linear="routing", layout="proof", shifts=None):
+    cc = compiled(key, n, d, merge, linear, layout, shifts)
     u = sym("u", n, d)
     return Instance(u, cc.stack, expected_block(cc.circuit, u))
 
@@ -166,7 +172,7 @@ def numeric_for(kind, layout="proof"):
 
 
 def family(name, statement, key_of, n_of, sizes, hypotheses=(), numeric=None, extra=(), h20_where=None,
-           tight_numeric=None, bounds=H21_BOUNDS):
+           tight_numeric=None, bounds=H21_BOUNDS, lean_numeric=None):
     def build(s):
         return instance(key_of(s), n_of(s), s.get("d", 1))
 
@@ -177,6 +183,9 @@ def family(name, statement, key_of, n_of, sizes, hypotheses=(), numeric=None, ex
 
     def build_tight(s):
         return instance(key_of(s), n_of(s), s.get("d", 1), layout="tight")
+
+    def build_lean(s):
+        return instance(key_of(s), n_of(s), s.get("d", 1), layout="lean")
     variants = (Variant("construction", build, note="layered as in the proof; R^ℓ folded into the linear layer",
                         numeric=numeric),
                 Variant("linear layers by Cor. H.20", build_h20,
@@ -186,6 +195,10 @@ def family(name, statement, key_of, n_of, sizes, hypotheses=(), numeric=None, ex
                         note="v2 | v3 | v1 or in-place multiplication layers, N' = t·(K + S) instead of 6K, "
                              "channel blocks for d > 1; against L ≤ 4Δ⌈log₂w⌉ and N' ≤ 4w (w = cut width) see "
                              "bound_table()"),
+                Variant("lean layout", build_lean, numeric=lean_numeric,
+                        note="tight, with consecutive routing stages merged into one stage of at most 3 shifts "
+                             "(shifts no larger than tight's, so the same N') and constants added through the "
+                             "b2 of the layer before: fewer layers, same rows (bench circuits --layout lean)"),
                 ) + tuple(extra)
     return Claim("H.21", name, statement, sizes, claimed, variants, hypotheses, bounds=bounds)
 
@@ -258,7 +271,7 @@ CLAIMS = [
            lambda s: ("random", s["k"]), lambda s: 2 * s["k"], (SizeParam("k", 1, 8),),
            (Hypothesis(pow2(size("k"))),),
            numeric=numeric_for("random"), h20_where=Hypothesis(size("k") <= 4, why="time"),
-           tight_numeric=numeric_for("random", "tight"),
+           tight_numeric=numeric_for("random", "tight"), lean_numeric=numeric_for("random", "lean"),
            extra=(Variant("linear chains merged", lambda s: instance(("random", s["k"]), 2 * s["k"], 1, True),
                           note="layering(merge_linear=True): consecutive linear gates as one affine map"),
                   Variant("gapped layout", lambda s: instance(("random", s["k"]), 2 * s["k"], 1, layout="gapped"),
@@ -266,7 +279,13 @@ CLAIMS = [
                           note="tight, with v1 | v3 | v2 multiplication layers whose rows leave a gap per later "
                                "use and per term, so copies need no moves and the Beneš network lands each "
                                "target's terms on its own rows (no placing); fewer layers on some random "
-                               "circuits, more rows on all (bench circuits --layout gapped)"),)),
+                               "circuits, more rows on all (bench circuits --layout gapped)"),
+                  Variant("lean layout, 9 shifts",
+                          lambda s: instance(("random", s["k"]), 2 * s["k"], 1, layout="lean", shifts=9),
+                          where=Hypothesis(size("k") <= 2, why="time"),
+                          note="lean with merged stages of up to 9 shifts and no shift cap: L under "
+                               "4Δ⌈log₂w⌉ on the random circuits, on N' = 9·(K + S) rows, far above 4w "
+                               "(bench circuits --shifts 9)"),)),
     Claim("H.21", "mult layer", "a layer of m multiplications v1 ⊙ v2 that keeps r carried wires v3",
           MULT_SIZES, lambda s: Signature(2 * s["m"] + s["r"], math.ceil(math.log2(2 * s["m"] + s["r"])), 1,
                                           2 * s["m"] + s["r"], 1),
@@ -337,3 +356,4 @@ if __name__ == "__main__":
                   v.failure.describe()[:200] if v.failure else "")
     print(tabulate(signature_table(), headers="keys"))
     print(tabulate(bound_table(), headers="keys"))
+    print(tabulate(bound_table(layout="lean"), headers="keys"))

@@ -190,6 +190,6 @@ def test_proof_verdicts():
     assert vs["construction"].verdict == "holds"
     vs = verify(claims["Horner"], sizes=[{"k": 3}])
     assert [(v.variant, v.verdict) for v in vs] == [("construction", "holds"), ("linear layers by Cor. H.20", "holds"),
-                                                    ("tight layout", "holds")]
+                                                    ("tight layout", "holds"), ("lean layout", "holds")]
     # the claimed signature uses the cut width (2 for Horner: x beside the partial sum), not the level width (1)
     assert vs[0].signature_claimed == "(1, 6, 1, 2, 1)"

@@ -366,3 +366,24 @@ def test_no_informative_bound_and_a_reference_that_cannot_run_mod_p_is_no_verdic
                                                                                        floats_only)),))
     (o,) = cc.crosscheck([claim], N=32, d=1)
     assert o.status == "not run" and o.ok is None and "no verdict" in o.detail
+
+
+def test_every_claims_hooks_agree_with_their_records_at_small_n():
+    """Every numeric hook of every claim, at N = 4, d = 2, through crosscheck's own code path: no outcome
+    differs from its record.  Issue 11: the deep 'in place, any M' stacks of H.16 and H.18 have no
+    informative float bound, so crosscheck decides them exactly mod p on their float parameters; those
+    must be exact (dyadic test matrices), else the exact decision reports the rounding as 'fails'.  The one
+    'any M' stack shallow enough for the a-priori bound at this size is also run on the exact backend."""
+    claims = load_claims()
+    outs = cc.crosscheck(claims, N=4, d=2)
+    ran = [o for o in outs if o.status != "no numeric hook"]
+    assert ran and all(o.ok is not False for o in ran), [(o.id, o.variant, o.status) for o in ran if o.ok is False]
+    ours = [o for o in ran if o.id in ("H.16", "H.18")]
+    assert len(ours) == 12 and all(o.ok for o in ours)
+    any_m = [o for o in ours if o.variant == "in place, any M"]
+    assert [(o.status, o.method) for o in any_m] == [("holds", "a-priori bound"), ("holds", "exact mod p"),
+                                                      ("holds", "exact mod p")]
+    (factor,) = [c for c in claims if c.id == "H.16" and c.name == "butterfly_factor_matrix"]
+    exact_outs = cc.crosscheck([factor], N=4, d=2, backend="exact")
+    assert [o.status for o in exact_outs if o.variant == "in place, any M"] == ["holds"]
+    assert all(o.ok for o in exact_outs if o.status != "no numeric hook")

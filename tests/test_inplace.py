@@ -168,3 +168,77 @@ def test_w_only_certificate_refuses_tampering_and_bad_sizes():
         WOnlyInPlaceCertificate(n=2, d=2, k=4)
     with pytest.raises(HypothesisError, match="n"):
         WOnlyInPlaceCertificate(n=1, d=2, k=2)
+
+
+# ---------------------------------------------------------------- the float path against the exact path
+
+U53 = 2.0 ** -53       # the unit roundoff of float64
+
+
+def _int_factor(n, k, rng):
+    """A factor with integer entries in ±{1, …, 4} (D1, D2, D3 ≠ 0), as exact ints and as floats."""
+    D = rng.integers(1, 5, (n // k, 4, k // 2)) * rng.choice([-1, 1], (n // k, 4, k // 2))
+    return ButterflyFactorMatrix(n, k, D.astype(object)), ButterflyFactorMatrix(n, k, D.astype(float))
+
+
+@pytest.mark.parametrize("R,D,k", [(4, 2, 2), (4, 4, 4), (4, 2, 8), (8, 2, 4), (4, 4, 8), (2, 4, 8)])
+def test_float_coordinates_agree_with_exact(R, D, k):
+    """Integer entries: a·e − b·c, b·c and the dyadic constants w = 5/2, w² are exact in float64; each
+    coordinate then has at most three roundings (c·fl(1/36), /(w·a); or one division), so its relative
+    error against the exact rational value is at most 3u + O(u²) < 4u."""
+    Fx, Ff = _int_factor(R * D, k, np.random.default_rng(R * 100 + D * 10 + k))
+    exact, fast = inplace_coordinates(Fx, D), inplace_coordinates(Ff, D)
+    for ve, vf in zip(exact, fast):
+        assert vf.dtype == float                                      # the vectorised path was taken
+        assert all(isinstance(x, (int, Fraction)) for x in ve)         # the exact path is unchanged
+        want = np.array([float(x) for x in ve])
+        assert np.all(np.abs(vf - want) <= 4 * U53 * np.abs(want))
+
+
+@pytest.mark.parametrize("R,D,k", [(4, 2, 2), (4, 2, 8), (8, 2, 4), (4, 4, 8)])
+def test_float_factor_from_coordinates_is_exact_on_dyadic_coordinates(R, D, k):
+    """Dyadic coordinates ±j/16: every product with the constants 36, 5/2, 25/4 is exact in float64,
+    so the float path gives the exact factor, entry for entry."""
+    rng = np.random.default_rng(k + R)
+    c = [rng.integers(1, 17, R * D) * rng.choice([-1, 1], R * D) for _ in range(3)]
+    exact = factor_from_coordinates(R * D, k, D, *[[Fraction(int(x), 16) for x in v] for v in c])
+    fast = factor_from_coordinates(R * D, k, D, *[v / 16.0 for v in c])
+    assert fast.D.dtype == float
+    assert np.array_equal(fast.D, np.array([float(x) for x in exact.D.flat]).reshape(exact.D.shape))
+
+
+@pytest.mark.parametrize("n,d,ks", [(4, 2, [2, 8, 4]), (2, 4, [4, 2, 8]), (8, 2, [16, 4, 2])])
+def test_float_stack_agrees_with_exact_stack(n, d, ks):
+    """Layer by layer: each float parameter is a coordinate (within 4u, above) or a product of two
+    (within 4u + 4u + u), and the exchange's constants are dyadic (exact): relative error < 10u."""
+    rng = np.random.default_rng(len(ks) + n)
+    pairs = [_int_factor(n * d, k, rng) for k in ks]
+    sx = compile_factors_inplace([p[0] for p in pairs], n, d)
+    sf = compile_factors_inplace([p[1] for p in pairs], n, d)
+    assert sx.signature == sf.signature
+    for lx, lf in zip(sx.layers, sf.layers):
+        for name in ("W", "h", "b1", "b2"):
+            a, b = getattr(lf, name), getattr(lx, name)
+            assert a.dtype == float
+            want = np.broadcast_to(np.asarray(b).astype(float), a.shape)
+            assert np.all(np.abs(a - want) <= 10 * U53 * np.abs(want)), (lx.label, name)
+    x = rng.standard_normal((2, n, d))
+    assert np.allclose(run(sf, x).reshape(2, -1), _product([p[1] for p in pairs], x.reshape(2, -1)), atol=1e-11)
+
+
+@pytest.mark.parametrize("k,shape,where,named", [(2, (4, 4, 1), (1, 2, 0), "F.D[1,2,0]: entry D3"),
+                                                 (8, (1, 4, 4), (0, 1, 3), "F.D[0,1,3]: entry D2")])
+def test_float_zero_entry_is_refused_like_the_exact_path(k, shape, where, named):
+    D = np.ones(shape)
+    D[where] = 0.0
+    D[0, 0, 0] = -0.0                                     # a negative zero is a zero entry (−0.0 == 0)
+    msgs = []
+    for arr in (D, D.astype(int).astype(object)):
+        with pytest.raises(HypothesisError) as err:
+            inplace_coordinates(ButterflyFactorMatrix(8, k, arr), 2)
+        msgs.append(str(err.value))
+    assert msgs[0] == msgs[1]
+    assert "F.D[0,0,0]: entry D1" in msgs[0]                      # −0.0 == 0: refused first, both paths
+    D[0, 0, 0] = 1.0
+    with pytest.raises(HypothesisError, match=named.replace("[", r"\[")):
+        inplace_coordinates(ButterflyFactorMatrix(8, k, D), 2)

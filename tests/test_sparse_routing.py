@@ -1,4 +1,4 @@
-"""Theorem H.21 compiler: the channel-mix multiplication layer (d > 1) and the gapped layout."""
+"""Theorem H.21 compiler: the channel-mix multiplication layer (d > 1), the gapped layout and the lean layout."""
 import numpy as np
 import pytest
 
@@ -107,3 +107,115 @@ def test_in_place_products_on_the_upper_row_reach_the_degree_bound():
     c = b.build([b.linear({b.mul(0, 1): 1, 3: 1}), 2])
     failure, cc = check(c, 4, 1, "tight")
     assert failure is None, failure.describe()
+
+
+# ---------------------------------------------------------------- the lean layout (merged routing stages)
+
+def _apply(terms, y):
+    """Σ D ⊙ shift_k(y) on a frame (numpy, the stage semantics of Router.stage)."""
+    from symconv.constructions.arithmetic import _shift_rows
+
+    out = np.zeros_like(y)
+    for k, D in terms:
+        out = out + D.astype(y.dtype) * _shift_rows(y, k)
+    return out
+
+
+def test_composed_stage_equals_the_two_stages_in_turn():
+    from symconv.constructions.arithmetic import _compose
+
+    rng = np.random.default_rng(3)
+    K = 16
+    for _ in range(20):
+        t1 = [(int(k), rng.integers(-2, 3, size=(K, 1))) for k in rng.choice(np.arange(-7, 8), 3, replace=False)]
+        t2 = [(int(k), rng.integers(-2, 3, size=(K, 1))) for k in rng.choice(np.arange(-7, 8), 2, replace=False)]
+        occ = rng.random((K, 1)) < 0.6
+        y = np.where(occ, rng.integers(-9, 10, size=(K, 1)), 0)
+        comp = _compose(t1, t2, occ, K)
+        assert len({k for k, _ in comp}) == len(comp)                  # one term per total shift
+        assert np.array_equal(_apply(comp, y), _apply(t2, _apply(t1, y)))
+
+
+LEAN_CASES = [
+    (random_circuit(4, 4, 2, seed=6, n_outputs=4), 4, 1),
+    (random_circuit(4, 4, 3, seed=1, n_outputs=4, sparse=True), 4, 1),
+    (random_circuit(6, 6, 3, seed=0, n_outputs=3, sparse=True), 3, 2),
+    (det3_circuit(), 3, 3),
+]
+
+
+@pytest.mark.parametrize("c,n,d", LEAN_CASES)
+def test_lean_layout_is_exact_with_fewer_layers_on_the_same_rows(c, n, d):
+    failure, cc = check(c, n, d, "lean")
+    assert failure is None, failure.describe()
+    lean, tight = cc.stack.signature, compile_arithmetic(c, n, d, layout="tight").stack.signature
+    assert lean.L < tight.L and lean.N_int == tight.N_int and lean.d_int == d
+
+
+def test_lean_layout_pinned_counts_merges_and_folded_constants():
+    """Random dense Δ = 2, w = 4 (the bench's circuit): tight builds 57 layers, lean 22, both on 36 rows."""
+    c = random_circuit(4, 4, 2, seed=6, n_outputs=4)
+    cc = compile_arithmetic(c, 4, 1, layout="lean")
+    labels = [l.label for l in cc.stack.layers]
+    assert (cc.stack.signature.L, cc.stack.signature.N_int) == (22, 36)
+    assert compile_arithmetic(c, 4, 1, layout="tight").stack.signature.L == 57
+    assert any(" + Beneš stage" in lab for lab in labels)                  # stages merged
+    assert not any(lab.endswith("add constants") for lab in labels)         # constants folded ...
+    assert any(lab.endswith("+ constants") for lab in labels)               # ... into the layer before
+    assert not any(lab.endswith(": coefficients") for lab in labels)
+
+
+def test_lean_layout_with_more_shifts_trades_rows_for_layers():
+    c = random_circuit(4, 4, 2, seed=6, n_outputs=4)
+    base = compile_arithmetic(c, 4, 1, layout="lean").stack.signature
+    u = sym("u", 4, 1)
+    cc = compile_arithmetic(c, 4, 1, layout="lean", shifts=9)
+    failure, _ = check_instance(Instance(u, cc.stack, expected_block(c, u)), {})
+    assert failure is None, failure.describe()
+    wide = cc.stack.signature
+    assert wide.L < base.L and wide.N_int > base.N_int
+    assert wide.L <= 4 * 2 * 2                                              # 4Δ⌈log₂w⌉ with Δ = 2, w = 4
+    with pytest.raises(HypothesisError, match="shifts"):
+        compile_arithmetic(c, 4, 1, layout="tight", shifts=5)
+    with pytest.raises(HypothesisError, match="shifts"):
+        compile_arithmetic(c, 4, 1, layout="lean", shifts=1)
+
+
+def test_bench_default_layout_is_lean_and_shifts_needs_it():
+    import argparse
+
+    from symconv.bench.circuits import signature_ratios
+
+    recs, _ = signature_ratios(argparse.Namespace(max_w=4, layout="lean", shifts=None))
+    by = {r.name: r for r in recs}
+    assert by["L / 4Δ⌈log₂w⌉: random sparse Δ=2, w=7, Δ=2, d=1"].ok is True     # 0.88: met
+    assert by["L / 4Δ⌈log₂w⌉: random dense Δ=2, w=4, Δ=2, d=1"].ok is False     # 22 > 16
+    with pytest.raises(HypothesisError, match="shifts"):
+        signature_ratios(argparse.Namespace(max_w=4, layout="tight", shifts=5))
+
+
+def test_lean_layout_keeps_huge_coefficients_exact():
+    """Merged masks multiply coefficients: 2^45·2^45 overflows int64, so the composition goes exact."""
+    import sympy
+
+    from symconv.circuits import from_polynomials
+
+    a, b, c = sympy.symbols("a b c")
+    big = 2 ** 45
+    circ = from_polynomials([(big * a + 3 * b) * (big * b - c) + big, big * (a * c) - b], [a, b, c])
+    failure, cc = check(circ, 3, 1, "lean")
+    assert failure is None, failure.describe()
+    assert cc.stack.signature.L < compile_arithmetic(circ, 3, 1, layout="tight").stack.signature.L
+
+
+def test_lean_layout_numeric_matches_the_circuit():
+    from symconv.circuits import evaluate_numeric
+    from symconv.numeric import run
+
+    c = random_circuit(64, 64, 3, seed=1, n_outputs=16, sparse=True)
+    cc = compile_arithmetic(c, 64, 1, layout="lean")
+    X = np.random.default_rng(0).uniform(-1, 1, size=(2, 64))
+    got = run(cc.stack, X.reshape(2, 64, 1))[:, :16, 0]
+    ref = evaluate_numeric(c, X)
+    assert np.abs(got - ref).max() <= 1e-9 * max(1.0, np.abs(ref).max())
+    assert cc.stack.signature.L < compile_arithmetic(c, 64, 1, layout="tight").stack.signature.L

@@ -26,9 +26,14 @@ throughout).  The built signature is that of the stack compiled with random
 entries (H.16, H.18) or of :func:`~symconv.constructions.linear_circuits.plan_circuit`
 (H.20: the same sizes without building, equal to the built stack's by test).
 Targets: L ratio ≤ 1 for H.16 and H.18 (the paper's own constants), d'
-ratio ≤ 1 for the d' = d variants; everything else is reported.
-``--plot FILE.png`` draws the three ratios against nd; ``--ratios-only``
-skips the timed figures.
+ratio ≤ 1 for the d' = d variants; everything else is reported.  The in-place
+routes of H.16 and H.18 (:mod:`~symconv.constructions.inplace`: "in place",
+factors with D1, D2, D3 ≠ 0, and :mod:`~symconv.constructions.inplace_every`:
+"in place, any M", every factor as three passes, built here on factors with
+zero entries) have N' and d' ratio targets ≤ 1 (N' = n or en, d' = d); their
+L ratio is reported (their per-factor constants, 2–14 layers and three passes,
+exceed the proof's).  ``--plot FILE.png`` draws the three ratios against nd;
+``--ratios-only`` skips the timed figures.
 """
 from __future__ import annotations
 
@@ -42,6 +47,9 @@ from ..constructions.butterfly import (ButterflyFactorMatrix, compile_butterfly,
                                        compile_butterfly_factor_narrow, compile_butterfly_narrow, compile_factors,
                                        compile_factors_narrow, from_row_major, random_butterfly, random_factor,
                                        row_major)
+from ..constructions.inplace import compile_factors_inplace, compile_kaleidoscope_inplace
+from ..constructions.inplace_every import (compile_factors_inplace_every, compile_kaleidoscope_inplace_every,
+                                           integer_butterfly, integer_factor, integer_kaleidoscope)
 from ..constructions.kaleidoscope import compile_kaleidoscope, compile_kaleidoscope_narrow, random_kaleidoscope
 from ..model import HypothesisError
 from ..numeric import apply_prepared_layer, from_internal, prepare_layer, to_internal
@@ -126,6 +134,8 @@ def _claims() -> dict:
 
 
 H20_FAMILIES = ("prefix sums", "Walsh-Hadamard", "sparse random", "dense random")
+IN_PLACE, ANY_M = "in place", "in place, any M"
+WITH_ZEROS = (-2.0, -1.0, 0.0, 0.0, 1.0, 2.0)      # float entries with zeros: only the 'any M' route takes them
 
 
 def _cases(max_log: int, e: int, w: int):
@@ -142,16 +152,25 @@ def _cases(max_log: int, e: int, w: int):
             if n < 2:
                 continue
             F = random_factor(nd, nd, rng)
+            Fz = integer_factor(nd, nd, rng, WITH_ZEROS)
             yield ("H.16(1) B_nd", ("H.16", "butterfly_factor_matrix"), {"n": n, "d": d, "k": nd},
                    {"d' = 3d": sig(compile_butterfly_factor(F, n, d)),
-                    "d' = d": sig(compile_butterfly_factor_narrow(F, n, d))})
+                    "d' = d": sig(compile_butterfly_factor_narrow(F, n, d)),
+                    IN_PLACE: sig(compile_factors_inplace([F], n, d)),
+                    ANY_M: sig(compile_factors_inplace_every([Fz], n, d))})
             B = random_butterfly(nd, rng)
+            Bz = integer_butterfly(nd, rng, WITH_ZEROS)
             yield ("H.16(2) B^(nd)", ("H.16", "butterfly_matrix"), {"n": n, "d": d},
-                   {"d' = 3d": sig(compile_butterfly(B, n, d)), "d' = d": sig(compile_butterfly_narrow(B, n, d))})
+                   {"d' = 3d": sig(compile_butterfly(B, n, d)), "d' = d": sig(compile_butterfly_narrow(B, n, d)),
+                    IN_PLACE: sig(compile_factors_inplace(B.applied(), n, d)),
+                    ANY_M: sig(compile_factors_inplace_every(Bz.applied(), n, d))})
             if e * nd <= (1 << max_log):
                 K = random_kaleidoscope(nd, e, w, rng)
+                Kz = integer_kaleidoscope(nd, e, w, rng, WITH_ZEROS)
                 yield (f"H.18 (BB*)^{w}_{e}", ("H.18", "kaleidoscope"), {"n": n, "d": d, "e": e, "w": w},
-                       {"d' = 3d": sig(compile_kaleidoscope(K, n, d)), "d' = d": sig(compile_kaleidoscope_narrow(K, n, d))})
+                       {"d' = 3d": sig(compile_kaleidoscope(K, n, d)), "d' = d": sig(compile_kaleidoscope_narrow(K, n, d)),
+                        IN_PLACE: sig(compile_kaleidoscope_inplace(K, n, d)),
+                        ANY_M: sig(compile_kaleidoscope_inplace_every(Kz, n, d))})
         if lg > 8:
             continue
         n, d = nd // 2, 2
@@ -185,9 +204,10 @@ def signature_ratios(args) -> tuple[list[Record], dict]:
             detail = f"built (L, N', d') = {b}, claimed {claimed}"
             for key_i, name in enumerate(keys):
                 r = b[key_i] / claimed[key_i] if claimed[key_i] else math.inf
-                if name == "L" and not label.startswith("H.20"):
+                in_place = variant in (IN_PLACE, ANY_M)
+                if name == "L" and not label.startswith("H.20") and not in_place:
                     target, ok = "<= 1", bool(r <= 1)
-                elif name == "d'" and variant.endswith("d' = d"):
+                elif (name == "d'" and (variant.endswith("d' = d") or in_place)) or (name == "N'" and in_place):
                     target, ok = "<= 1", bool(r <= 1)
                 else:
                     target, ok = "reported", None
@@ -202,7 +222,8 @@ def signature_ratios(args) -> tuple[list[Record], dict]:
 def plot_ratios(series: dict, path: str) -> None:
     """A grid of panels: one row per result (H.16 (1), H.16 (2), H.18, H.20), one column per ratio.
 
-    Solid lines: d' = 3d variants; dashed: d' = d variants.  Written whole or not at all.
+    Solid lines: d' = 3d variants; dashed: d' = d; dotted: in place; dash-dot: in place, any M.
+    Written whole or not at all.
     """
     from ..fileio import check_target
     from ..plot import _save, ratio_axes, require_matplotlib
@@ -220,11 +241,19 @@ def plot_ratios(series: dict, path: str) -> None:
                 if tag.split(" ")[0] != group:
                     continue
                 xs, ys = zip(*sorted(pts))
-                ax.plot(xs, ys, marker="o", markersize=3, linestyle="--" if "d' = d]" in tag else "-",
-                        label=tag[len(group) + 1:])
+                ax.plot(xs, ys, marker="o", markersize=3, linestyle=_line_style(tag), label=tag[len(group) + 1:])
             ratio_axes(ax, "nd", f"{group}: {key} built / claimed", yscale_log=True)
     fig.tight_layout()
     _save(fig, path, plt)
+
+
+def _line_style(tag: str) -> str:
+    """The plot's line style of a series tag "<result> [<variant>] ..."."""
+    if f"[{ANY_M}]" in tag:
+        return "-."
+    if f"[{IN_PLACE}]" in tag:
+        return ":"
+    return "--" if "d' = d]" in tag else "-"
 
 
 def run(args) -> list[Record]:

@@ -8,7 +8,9 @@ L / (4·Δ·⌈log₂ w⌉), N' / (4w) and d' / d, target ≤ 1 each (the issue'
 reading of Theorem H.21's orders with constant 4).  Δ and w are those of
 :func:`symconv.circuits.paper_sizes`: fan-in-2 depth and cut width (wires
 alive across a level); the detail also shows the level width (gates per
-level).  ``--layout`` picks the compiler's layout (default ``tight``);
+level).  ``--layout`` picks the compiler's layout (default ``lean``: as
+few layers as ``tight`` or fewer, on the same N', on every circuit of the
+table; ``--shifts k`` lets its merged stages take k shifts, N' = k·(K + S));
 ``--plot FILE.png`` draws the three ratios against w (matplotlib).
 ``--ratios-only`` skips the timed figures below.
 
@@ -43,8 +45,11 @@ DESCRIPTION = "Theorem H.21 compiler: exact width-16 check, numeric width-4096 r
 
 
 def add_arguments(p) -> None:
-    p.add_argument("--layout", choices=("tight", "gapped", "proof"), default="tight",
-                   help="compiler layout for the signature ratios (default tight)")
+    p.add_argument("--layout", choices=("lean", "tight", "gapped", "proof"), default="lean",
+                   help="compiler layout for the signature ratios (default lean)")
+    p.add_argument("--shifts", type=int, default=None,
+                   help="lean layout: the most shifts of a merged routing stage (default 3: tight's N'; "
+                        "more: fewer layers on N' = shifts·(K + S) rows)")
     p.add_argument("--max-w", type=int, default=16, help="widest random circuit of the ratios (default 16)")
     p.add_argument("--plot", metavar="FILE.png", help="draw L, N' and d' ratios against w (matplotlib)")
     p.add_argument("--ratios-only", action="store_true", help="only the signature ratios (no timed figures)")
@@ -100,12 +105,16 @@ def signature_ratios(args) -> tuple[list[Record], dict]:
 
     if not isinstance(args.max_w, int) or args.max_w < 4:
         raise HypothesisError(f"--max-w: must be an integer >= 4, got {args.max_w!r}")
+    shifts = getattr(args, "shifts", None)
+    if shifts is not None and args.layout != "lean":
+        raise HypothesisError(f"--shifts: only --layout lean merges routing stages (got --layout {args.layout})")
+    extra = {} if shifts is None else {"shifts": shifts}
     recs: list[Record] = []
     series: dict = {"L / 4Δ⌈log₂w⌉": {}, "N' / 4w": {}, "d' / d": {}}
     for fam, c, n, d in _named() + _random(args.max_w):
         ps = paper_sizes(c)
         w, D = ps["cut_width"], ps["depth"]
-        sig = compile_arithmetic(c, n, d, layout=args.layout).stack.signature
+        sig = compile_arithmetic(c, n, d, layout=args.layout, **extra).stack.signature
         L_bound = 4 * D * math.ceil(math.log2(w)) if w > 1 else 0
         ratios = {"L / 4Δ⌈log₂w⌉": sig.L / L_bound if L_bound else math.inf,
                   "N' / 4w": sig.N_int / (4 * w), "d' / d": sig.d_int / d}

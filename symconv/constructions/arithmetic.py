@@ -40,6 +40,14 @@ M) where that costs fewer layers, and for d > 1 the input in channel blocks
 (u[i, c] at row c·n + i: two layers in, two out, instead of O(log n) moves;
 a first multiplication level of same-row pairs is one channel-mix layer).
 ``layout="gapped"`` also leaves rows for the next route's copies and terms.
+``layout="lean"`` is ``"tight"`` with fewer layers on the same rows: runs of
+consecutive routing stages are merged into one stage (their composition, a
+masked sum of shifts) wherever that saves layers, the grouping chosen by
+dynamic programming, as long as the merged stage has at most 3 shifts and no
+shift above tight's largest (so N' = t·(K + S) is tight's); the coefficient
+layers fold into the stage before, and constants go into the b2 of the layer
+before.  ``shifts=k > 3`` allows k shifts per merged stage (and any shift):
+fewer layers again, on N' = k·(K + S) rows.
 
 ``linear="H.20"`` takes the paper's route for the linear layers instead: the
 wire vector fills the state row-major and each linear layer is the matrix
@@ -70,6 +78,10 @@ import sympy
 from ..circuits import Affine, Circuit, layering
 from ..model import HypothesisError, Layer, Stack
 from .benes import benes_switches
+
+
+LAYOUTS = ("proof", "tight", "gapped", "lean")
+MERGE_RUN = 12  # lean layout: the longest run of stages tried as one merged stage
 
 
 def _pow2(v: int) -> int:
@@ -104,8 +116,60 @@ class Router:
         self.spreads = 0      # stages that needed a spread (two layers, one region per term)
         self.max_terms = 1    # the most terms of a spread stage
         self.max_shift = 0    # the largest |shift| of any stage
+        self.lean = False     # lean layout: consecutive stages merged (see flush)
+        self.merge = 0        # lean layout: the most shifts of a merged stage that needs a spread (0: none)
+        self.merge_shift = K  # lean layout: ... and shifts below this (keeps O = K + S, hence N', as without merging)
+        self.fold = False     # lean layout: constants go into the b2 of the layer before
+        self._pending: list = []  # lean: stages (terms, label, occupancy before) not yet emitted
+        self._fold_at: tuple | None = None  # lean: (layer index, kind, rows a source can reach)
         self.layers: list[Layer] = []
         self.occ = np.zeros((K, d), dtype=bool)
+
+    def emit(self, layer: Layer) -> None:
+        """Append a layer built outside the stage machinery (the pending stage goes first)."""
+        self.flush()
+        self.layers.append(layer)
+
+    def flush(self) -> None:
+        """Emit the pending stages, consecutive ones merged where that saves layers (fewest layers overall).
+
+        A group of consecutive stages becomes one stage (their composition) when it has at most
+        ``merge`` shifts, none above ``merge_shift``; it costs one layer when its terms cannot
+        collide, else two.  The grouping is chosen by dynamic programming over the pending run.
+        """
+        run, self._pending = self._pending, []
+        if not run:
+            return
+        n = len(run)
+        best = [0] + [None] * n          # best[j]: fewest layers for the first j stages
+        choice: list = [None] * (n + 1)  # choice[j] = (i, terms, label): the last group is run[i:j]
+        for i in range(n):
+            if best[i] is None:
+                continue
+            terms, label, occ0 = run[i]
+            comp = terms
+            for j in range(i + 1, min(n, i + MERGE_RUN) + 1):
+                if j > i + 1:
+                    comp = _compose(comp, run[j - 1][0], occ0, self.K)
+                    label = label + " + " + run[j - 1][1].rsplit(": ", 1)[-1]
+                    if not comp or len(comp) > 2 * max(3, self.merge):
+                        break
+                c = self._cost(comp, occ0)
+                if j > i + 1 and (any(abs(k) > self.merge_shift for k, _ in comp)
+                                  or (c == 2 and len(comp) > self.merge)):
+                    continue  # a merged group keeps the shifts and the spread regions of the stages apart
+                cost = best[i] + c
+                if best[j] is None or cost < best[j]:
+                    best[j], choice[j] = cost, (i, comp, label)
+        groups = []
+        j = n
+        while j > 0:
+            i, comp, label = choice[j]
+            groups.append((comp, label, run[i][2]))
+            j = i
+        for comp, label, occ0 in reversed(groups):
+            self.occ = occ0
+            self._emit_stage(comp, label)
 
     # -- raw layers
     def _col(self, D: np.ndarray, rows: int, offset: int = 0) -> np.ndarray:
@@ -135,20 +199,67 @@ class Router:
             return D
         if vals <= {0, 1, -1}:
             return D.astype(np.int8)
-        if all(isinstance(v, (int, np.integer)) for v in vals):
+        if all(isinstance(v, (int, np.integer)) and -(1 << 63) <= v < 1 << 63 for v in vals):
             return D.astype(np.int64)
         return D
 
     def stage(self, terms: Sequence[tuple[int, np.ndarray]], label: str) -> None:
-        """y ← Σ_t D_t ⊙ shift_{k_t}(y) on the frame (k > 0: down, k < 0: up), |k| < K."""
-        K, N_int = self.K, self.N_int
+        """y ← Σ_t D_t ⊙ shift_{k_t}(y) on the frame (k > 0: down, k < 0: up), |k| < K.
+
+        In the lean layout the stage is held back until :meth:`flush`, which
+        merges runs of held stages where that saves layers.
+        """
+        K = self.K
         terms = [(int(k), D) for k, D in terms if _nz(D).any()]
-        if not terms:
-            self.clear(label)
-            return
         for k, _ in terms:
             if not -K < k < K:
                 raise HypothesisError(f"stage: shift {k} exceeds the frame K = {K}")
+        if not self.lean:
+            self._emit_stage(terms, label)
+            return
+        terms = [(k, self._compact(D)) for k, D in terms]  # integer masks as integer arrays (fast merging)
+        if not terms:
+            self.flush()
+            self.clear(label)
+            return
+        self._pending.append((terms, label, self.occ.copy()))
+        self.occ = self._plan(terms, self.occ)[1]
+
+    def _plan(self, terms: Sequence[tuple[int, np.ndarray]], occ: np.ndarray) -> tuple[bool, np.ndarray]:
+        """(one layer suffices, occupancy after) of a stage applied to a state with occupancy ``occ``."""
+        K = self.K
+        new_occ = np.zeros_like(occ)
+        src_occ = []
+        for k, D in terms:
+            s = np.zeros_like(occ)
+            if k >= 0:
+                s[k:] = occ[:K - k]
+            else:
+                s[:K + k] = occ[-k:]
+            src_occ.append(s)
+            new_occ |= s & _nz(D)
+        obj = any(D.dtype == object for _, D in terms)
+        b1 = np.zeros((K, self.d), dtype=object if obj else np.int64)
+        assigned = np.zeros((K, self.d), dtype=bool)
+        for (k, D), s in zip(terms, src_occ):
+            live = s & _nz(D)
+            if (assigned & live & (b1 != D)).any():
+                return False, new_occ
+            b1[live] = D[live]
+            assigned |= live
+        for (k, D), s in zip(terms, src_occ):
+            if (s & ~_nz(D) & assigned).any():
+                return False, new_occ
+        return True, new_occ
+
+    def _cost(self, terms: Sequence[tuple[int, np.ndarray]], occ: np.ndarray) -> int:
+        return 1 if self._plan(terms, occ)[0] else 2
+
+    def _emit_stage(self, terms: Sequence[tuple[int, np.ndarray]], label: str) -> None:
+        K, N_int = self.K, self.N_int
+        if not terms:
+            self.clear(label)
+            return
         new_occ = np.zeros_like(self.occ)
         src_occ = []
         for k, D in terms:
@@ -186,6 +297,10 @@ class Router:
             taps = {k % N_int: 1 for k, _ in terms}
             self.layers.append(Layer(W=self._W0(), h=self._filter(taps), b1=self._compact(self._col(b1, N_int)),
                                      b2=np.zeros((1, 1), dtype=np.int8), conv="circular", label=label))
+            reach = np.zeros_like(self.occ)
+            for s in src_occ:
+                reach |= s
+            self._fold_at = (len(self.layers) - 1, "one", reach)
         else:
             self.spreads += 1
             self.max_terms = max(self.max_terms, len(terms))
@@ -204,6 +319,7 @@ class Router:
             self.layers.append(Layer(W=self._W0(), h=self._filter(back), b1=mask,
                                      b2=np.zeros((1, 1), dtype=np.int8), conv="circular",
                                      label=label + " (sum)"))
+            self._fold_at = (len(self.layers) - 1, "sum", None)
         self.occ = new_occ
 
     def fork(self) -> "Router":
@@ -211,6 +327,7 @@ class Router:
         r = Router.__new__(Router)
         r.__dict__.update(self.__dict__)
         r.layers, r.occ = list(self.layers), self.occ.copy()
+        r._pending = list(self._pending)
         return r
 
     def adopt(self, other: "Router") -> None:
@@ -222,6 +339,7 @@ class Router:
         self.stage([(0, D)], label)
 
     def clear(self, label: str) -> None:
+        self.flush()
         self.layers.append(Layer(W=self._W0(), h=np.zeros((1, self.d), dtype=np.int8),
                                  b1=np.zeros((1, 1), dtype=np.int8), b2=np.zeros((1, 1), dtype=np.int8),
                                  label=label + " (clear)"))
@@ -237,6 +355,9 @@ class Router:
         nz = _nz(C)
         if not nz.any():
             return
+        self.flush()
+        if self.fold and self._fold_into_last(C, nz):
+            return
         keep = self.occ | nz
         b1 = np.zeros((self.N_int, self.d), dtype=np.int8)
         b1[:self.K] = keep
@@ -246,6 +367,30 @@ class Router:
         self.layers.append(Layer(W=self._W0(), h=self._filter({0: 1}), b1=b1, b2=self._compact(b2),
                                  label=label + ": add constants"))
         self.occ = keep
+
+    def _fold_into_last(self, C: np.ndarray, nz: np.ndarray) -> bool:
+        """Add C through the b2 of the last layer, a W = 0 stage layer out = b1 ⊙ (h ⊛ y + b2); False if
+        some row of C has b1 ≠ 1 there (a row with b1 = 0 that no source reaches takes b1 = 1)."""
+        if self._fold_at is None or self._fold_at[0] != len(self.layers) - 1:
+            return False
+        idx, kind, reach = self._fold_at
+        lay = self.layers[idx]
+        N_int, d = self.N_int, self.d
+        b1 = np.array(np.broadcast_to(np.asarray(lay.b1, dtype=object), (N_int, d)))
+        b2 = np.array(np.broadcast_to(np.asarray(lay.b2, dtype=object), (N_int, d)))
+        for i, c in zip(*np.nonzero(nz)):
+            if b1[i, c] == 1:
+                pass
+            elif b1[i, c] == 0 and kind == "one" and not reach[i, c]:
+                b1[i, c] = 1
+            else:
+                return False
+            b2[i, c] = b2[i, c] + C[i, c]
+        self.layers[idx] = Layer(W=lay.W, h=lay.h, b1=self._compact(b1), b2=self._compact(b2), conv=lay.conv,
+                                 label=lay.label + " + constants")
+        self.occ = self.occ | nz
+        self._fold_at = None
+        return True
 
     # -- moves of tracked elements (channel-wise lists of positions)
     def move(self, src: Sequence[Sequence[int]], dst: Sequence[Sequence[int]], label: str) -> None:
@@ -275,6 +420,47 @@ class Router:
                 moved_any = True
         if not moved_any:
             self.keep_only(tracked, label)
+
+
+def _shift_rows(D: np.ndarray, k: int) -> np.ndarray:
+    """shift_k(D): row a holds D[a − k] (zero where a − k leaves the frame)."""
+    K = D.shape[0]
+    out = np.zeros_like(D)
+    if D.dtype == object:
+        out[...] = 0
+    if k >= 0:
+        out[k:] = D[:K - k]
+    else:
+        out[:K + k] = D[-k:]
+    return out
+
+
+def _compose(t1: Sequence[tuple[int, np.ndarray]], t2: Sequence[tuple[int, np.ndarray]], occ: np.ndarray,
+             K: int) -> list:
+    """The terms of stage t2 after stage t1 on a state with occupancy ``occ``: Σ_{i,j} (D2_j ⊙ shift_{k2_j}(D1_i
+    restricted to occupied sources)) ⊙ shift_{k1_i + k2_j}, one term per total shift.
+
+    >>> one = np.ones((4, 1), dtype=np.int8)
+    >>> [(k, D[:, 0].tolist()) for k, D in _compose([(1, one)], [(1, one)], np.ones((4, 1), bool), 4)]
+    [(2, [0, 0, 1, 1])]
+    """
+    exact = any(D.dtype == object for _, D in list(t1) + list(t2))
+    if not exact:  # integer masks: int64 unless the products could overflow it
+        big = [max((int(np.abs(D).max()) for _, D in t if D.size), default=0) for t in (t1, t2)]
+        exact = big[0] * big[1] * max(len(t1), 1) * max(len(t2), 1) >= 1 << 62
+    res: dict = {}
+    for k1, D1 in t1:
+        live = _shift_rows(occ, k1) & _nz(D1)
+        if not live.any():
+            continue
+        A = np.where(live, D1, 0).astype(object if exact else np.int64)
+        for k2, D2 in t2:
+            M = D2.astype(object if exact else np.int64) * _shift_rows(A, k2)
+            if not _nz(M).any():
+                continue
+            k = k1 + k2
+            res[k] = res[k] + M if k in res else M
+    return [(k, M) for k, M in sorted(res.items()) if _nz(M).any()]
 
 
 def _simulate(src: list[int], offsets: list[int], bits: list[int], sign: int) -> list | None:
@@ -370,6 +556,7 @@ def route_affine(R: Router, pos: dict, targets: Sequence[tuple[int, Affine]], la
                 f = R.fork()
                 try:  # a route whose spread does not fit this router's N' is not a candidate
                     route_affine(f, pos, targets, label, _tail=tail)
+                    f.flush()
                     done.append((len(f.layers), tail, f))
                 except HypothesisError:
                     if tail and not done:
@@ -580,7 +767,7 @@ def frame_size(circuit: Circuit, n: int, d: int, merge_linear: bool = False) -> 
 
 
 def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool = False,
-                       linear: str = "routing", layout: str = "proof") -> CompiledCircuit:
+                       linear: str = "routing", layout: str = "proof", shifts: int | None = None) -> CompiledCircuit:
     """Theorem H.21: a BaseConv stack computing the circuit.
 
     The circuit's inputs are the row-major form of u ∈ R^{n×d} (n·d inputs);
@@ -603,6 +790,19 @@ def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool 
     except that for d > 1 a first multiplication level whose pairs each sit in
     one row of u is one layer (u·W) ⊙ (e_0 * u), W taking each pair's partner
     channel onto its host channel (x·y with d = 2: one layer).
+
+    ``layout="lean"`` is ``"tight"`` with consecutive routing stages merged
+    (:meth:`Router.flush`): a run of stages becomes one stage, its
+    composition, when that has at most ``shifts`` shifts (default 3, the
+    regions a Beneš stage needs anyway) and costs fewer layers; with the
+    default no merged shift exceeds tight's largest, so N' is tight's.
+    Constants are added through the b2 of the layer before.  ``shifts=k > 3``
+    lifts the shift cap and widens the state to N' = k·(K + S).
+
+    >>> from symconv.circuits import random_circuit
+    >>> rc = random_circuit(4, 4, 2, seed=6, n_outputs=4)
+    >>> [compile_arithmetic(rc, 4, 1, layout=lay).stack.signature.L for lay in ("tight", "lean")]
+    [57, 22]
 
     ``layout="gapped"`` is ``"tight"`` with v1 | v3 | v2 multiplication
     layers (a circular tap −T) whose rows leave, after each wire, one row per
@@ -633,12 +833,19 @@ def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool 
             f"circuit: {len(circuit.outputs)} outputs do not fit the n×d = {n * d} output")
     if linear not in ("routing", "H.20"):
         raise HypothesisError(f"linear: expected 'routing' or 'H.20', got {linear!r}")
-    if layout not in ("proof", "tight", "gapped"):
-        raise HypothesisError(f"layout: expected 'proof', 'tight' or 'gapped', got {layout!r}")
+    if layout not in LAYOUTS:
+        raise HypothesisError(f"layout: expected one of {', '.join(map(repr, LAYOUTS))}, got {layout!r}")
     if layout != "proof" and linear != "routing":
         raise HypothesisError(f"layout: {layout!r} needs linear='routing'")
+    if shifts is not None and layout != "lean":
+        raise HypothesisError(f"shifts: only layout='lean' merges routing stages (got layout={layout!r})")
+    if shifts is None:
+        shifts = 3
+    if not isinstance(shifts, (int, np.integer)) or isinstance(shifts, bool) or shifts < 2:
+        raise HypothesisError(f"shifts: must be an integer >= 2, got {shifts!r}")
     lay = layering(circuit, merge_linear)
-    if layout in ("tight", "gapped"):
+    if layout in ("tight", "gapped", "lean"):
+        lean = layout == "lean"
         fan: dict | None = None
         if layout == "gapped":  # a first pass counts each wire's uses in the route after it is made
             fan = {}
@@ -649,19 +856,42 @@ def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool 
             K = max(_compile(circuit, n, d, merge_linear, planner, tight=True, fan=fan, up=up))
             if up and not planner.in_place:
                 break
-            backend = Router(K, d)
-            backend.direct = fan is not None
-            _compile(circuit, n, d, merge_linear, backend, tight=True, fan=fan, up=up)
-            if d > 1 and not backend.channels_out:
-                _gather_channels(backend, n, d)
-            # regions O = K + S rows apart (S the largest shift), one per term of the widest spread stage
-            O = K + max(1, backend.max_shift)
-            regions = backend.max_terms if backend.spreads else 1
-            backend = Router(K, d, regions * O, offset=O)
-            backend.direct = fan is not None
-            _compile(circuit, n, d, merge_linear, backend, tight=True, fan=fan, up=up)
-            if d > 1 and not backend.channels_out:
-                _gather_channels(backend, n, d)
+            cap, merge, plain = K, 0, None
+            if lean:  # merged stages keep the tight layout's largest shift and spread regions (same N')
+                plain = Router(K, d)
+                _compile(circuit, n, d, merge_linear, plain, tight=True, fan=fan, up=up)
+                cap = plain.max_shift if shifts <= 3 else K
+                if plain.spreads:  # more than 3 shifts widen the state: N' = shifts·(K + S)
+                    merge = shifts if shifts > 3 else min(shifts, plain.max_terms)
+
+            def build(N_int: int | None, offset: int | None = None) -> Router:
+                r = Router(K, d, N_int, offset)
+                r.direct = fan is not None
+                r.lean, r.fold, r.merge, r.merge_shift = lean, lean, merge, cap
+                _compile(circuit, n, d, merge_linear, r, tight=True, fan=fan, up=up)
+                if d > 1 and not r.channels_out:
+                    _gather_channels(r, n, d)
+                r.flush()
+                return r
+
+            def sized(r: Router) -> tuple:
+                """(N', offset): regions O = K + S rows apart, one per term of the widest spread stage."""
+                O = K + max(1, r.max_shift)
+                return (r.max_terms if r.spreads else 1) * O, O
+
+            backend = None
+            if plain is not None and shifts <= 3:  # lean: first on tight's N' (one pass fewer, as a rule)
+                try:
+                    backend = build(*sized(plain))
+                except HypothesisError:
+                    backend = None
+                if backend is not None and sized(backend)[0] < backend.N_int:
+                    try:  # merging left a narrower state enough
+                        backend = build(*sized(backend))
+                    except HypothesisError:
+                        pass
+            if backend is None:
+                backend = build(*sized(build(max(3, merge) * 2 * K)))
             if best is None or (len(backend.layers), backend.N_int) < (len(best[1].layers), best[1].N_int):
                 best = (K, backend)
         K, backend = best
@@ -949,7 +1179,7 @@ def _mul_up(R: Router, T: int, prows: Sequence[int], crows: Sequence[int], label
     h = np.zeros((R.N_int - T + 1, R.d), dtype=np.int8)
     h[-1] = 1  # the tap N' − T, i.e. −T circularly
     R.max_shift = max(R.max_shift, T)
-    R.layers.append(Layer(W=np.eye(R.d, dtype=np.int8), h=h, b1=np.zeros((1, 1), dtype=np.int8), b2=b2,
+    R.emit(Layer(W=np.eye(R.d, dtype=np.int8), h=h, b1=np.zeros((1, 1), dtype=np.int8), b2=b2,
                           conv="circular", label=f"{label}: v1 ⊙ v2 on rows p ⊙ p + {T}, keep v3"))
     occ = np.zeros_like(R.occ)
     occ[list(prows) + list(crows), 0] = True
@@ -1018,7 +1248,7 @@ def _mul_channels(R: Router, mix: tuple, label: str) -> None:
             b1[i, c] = 1
             occ[i, c] = True
     occ[:, hosts] = R.occ[:, hosts]
-    R.layers.append(Layer(W=W, h=np.ones((1, d), dtype=np.int8), b1=b1, b2=np.zeros((1, 1), dtype=np.int8),
+    R.emit(Layer(W=W, h=np.ones((1, d), dtype=np.int8), b1=b1, b2=np.zeros((1, 1), dtype=np.int8),
                           label=f"{label}: u[i, c]·u[i, σ(c)] in one layer (channel mix), keep carried"))
     R.occ = occ
 
@@ -1070,7 +1300,7 @@ def _mul_in_place(R: Router, T: int, crows: Sequence[int], label: str, up: bool 
     else:
         h = np.zeros((T + 1, R.d), dtype=np.int8)
     h[-1] = 1  # the tap T (up: N' − T)
-    R.layers.append(Layer(W=np.eye(R.d, dtype=np.int8), h=h, b1=np.zeros((1, 1), dtype=np.int8), b2=b2,
+    R.emit(Layer(W=np.eye(R.d, dtype=np.int8), h=h, b1=np.zeros((1, 1), dtype=np.int8), b2=b2,
                           conv="circular" if up else "causal",
                           label=f"{label}: v1 ⊙ v2 in place (T = {-T if up else T}), keep v3"))
     near = np.zeros_like(R.occ)
@@ -1110,7 +1340,7 @@ def _mul_layer(R: Router, T: int, m: int, a: int, r: int, label: str) -> None:
     b2[a:a + r, 0] = 1
     h = np.zeros((T + 1, R.d), dtype=np.int8)
     h[T] = 1
-    R.layers.append(Layer(W=np.eye(R.d, dtype=np.int8), h=h, b1=np.zeros((1, 1), dtype=np.int8), b2=b2,
+    R.emit(Layer(W=np.eye(R.d, dtype=np.int8), h=h, b1=np.zeros((1, 1), dtype=np.int8), b2=b2,
                           label=f"{label}: v1 ⊙ v2, keep v3"))
     occ = np.zeros_like(R.occ)
     occ[T:T + m, 0] = True
@@ -1123,11 +1353,11 @@ def _spread_channels(R: Router, n: int, d: int) -> None:
     h = np.zeros(((d - 1) * n + 1, d), dtype=np.int8)
     for c in range(d):
         h[c * n, c] = 1
-    R.layers.append(Layer(W=np.zeros((d, d), dtype=np.int8), h=h, b1=np.ones((1, 1), dtype=np.int8),
+    R.emit(Layer(W=np.zeros((d, d), dtype=np.int8), h=h, b1=np.ones((1, 1), dtype=np.int8),
                           b2=np.zeros((1, 1), dtype=np.int8), label="channel c down by c·n"))
     W = np.zeros((d, d), dtype=np.int8)
     W[:, :1] = 1  # every channel into channel 0
-    R.layers.append(Layer(W=W, h=np.zeros((1, d), dtype=np.int8), b1=np.zeros((1, 1), dtype=np.int8),
+    R.emit(Layer(W=W, h=np.zeros((1, d), dtype=np.int8), b1=np.zeros((1, 1), dtype=np.int8),
                           b2=np.ones((1, 1), dtype=np.int8), label="channels → channel 0"))
     occ = np.zeros_like(R.occ)
     occ[:n * d, 0] = True
@@ -1141,14 +1371,14 @@ def _gather_channels(R: Router, n: int, d: int) -> None:
     b2 = np.zeros((R.N_int, d), dtype=np.int8)
     for c in range(d):
         b2[c * n:(c + 1) * n, c] = 1
-    R.layers.append(Layer(W=W, h=np.zeros((1, d), dtype=np.int8), b1=np.zeros((1, 1), dtype=np.int8),
+    R.emit(Layer(W=W, h=np.zeros((1, d), dtype=np.int8), b1=np.zeros((1, 1), dtype=np.int8),
                           b2=b2, label="channel 0 → channel c on rows c·n .. c·n + n"))
     h = np.zeros((R.N_int, d), dtype=np.int8)
     for c in range(d):
         h[(-c * n) % R.N_int, c] = 1
     b1 = np.zeros((R.N_int, d), dtype=np.int8)
     b1[:n] = 1
-    R.layers.append(Layer(W=np.zeros((d, d), dtype=np.int8), h=h, b1=b1, b2=np.zeros((1, 1), dtype=np.int8),
+    R.emit(Layer(W=np.zeros((d, d), dtype=np.int8), h=h, b1=b1, b2=np.zeros((1, 1), dtype=np.int8),
                           conv="circular", label="channel c up by c·n"))
     occ = np.zeros_like(R.occ)
     occ[:n] = True
@@ -1162,7 +1392,7 @@ def _spread_input(R: Router, n: int, d: int) -> None:
     R.move(src, dst, "spread u row-major")
     W = np.zeros((d, d), dtype=np.int8)
     W[:, 0] = 1
-    R.layers.append(Layer(W=W, h=np.zeros((1, d), dtype=np.int8), b1=np.zeros((1, 1), dtype=np.int8),
+    R.emit(Layer(W=W, h=np.zeros((1, d), dtype=np.int8), b1=np.zeros((1, 1), dtype=np.int8),
                           b2=np.ones((1, 1), dtype=np.int8), label="channels → channel 0"))
     occ = np.zeros_like(R.occ)
     occ[:, 0] = R.occ.any(axis=1)
@@ -1176,7 +1406,7 @@ def _gather_output(R: Router, n: int, d: int) -> None:
     b2 = np.zeros((R.N_int, d), dtype=np.int8)
     for k in range(n * d):
         b2[k, k % d] = 1
-    R.layers.append(Layer(W=W, h=np.zeros((1, d), dtype=np.int8), b1=np.zeros((1, 1), dtype=np.int8),
+    R.emit(Layer(W=W, h=np.zeros((1, d), dtype=np.int8), b1=np.zeros((1, 1), dtype=np.int8),
                           b2=b2, label="channel 0 → channel k mod d"))
     occ = np.zeros_like(R.occ)
     occ[:n * d] = b2[:n * d].astype(bool) & R.occ[:n * d, :1]

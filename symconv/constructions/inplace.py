@@ -24,9 +24,11 @@ half-turns), with *rational* parameters, valid on an open set of factors:
   leading diagonal.
 
 For a pair block G = [[a, b], [c, e]] (a = D1, b = D2, c = D3, e = D4 of its
-factor) the parameters are α = (a, b/w), γ = (1, c/(w·a)), β = (1,
-w²(ae − bc)/(bc)) up to the constants of each form (w = 1 for channel
-factors): these formulas need a, b, c ≠ 0 (e and ae − bc may be 0).  Off that
+factor) the parameters are α = (a, b/w)/σ, γ = (1, c/(w·a)), β = (1,
+w²(ae − bc)/(bc)) (β's two entries swapped for the half-turn), with w = σ = 1
+for channel factors and w = 5/2, σ = κ² = 36 for the half-turn (γ = 1 at the
+lower index of both forms: no coordinate is a fixed fraction such as 1/κ²).
+These formulas need a, b, c ≠ 0 (e and ae − bc may be 0).  Off that
 open dense set :func:`inplace_coordinates` raises a HypothesisError naming
 the zero entry; some such blocks (e.g. a = c = 0) are reachable by the same
 forms with other parameters, others (a = 0 with b, c ≠ 0) are not, and symconv
@@ -34,6 +36,12 @@ builds none of them.
 
 (A circulant with taps {0, ±m} alone would add the neighbouring pair into
 each row; the routing avoids that.)
+
+Float path: factors whose ``D`` is a numpy float array (and float
+coordinates) are handled by vectorised numpy, with the same formulas in the
+same order of operations, so each coordinate is the float computation of its
+exact value; ints, Fractions and sympy entries (``object`` or integer arrays)
+take the exact per-pair path.
 
 >>> import numpy as np
 >>> from symconv.numeric import run
@@ -123,8 +131,11 @@ def inplace_coordinates(F: ButterflyFactorMatrix, D: int) -> tuple:
     kind = factor_kind(F.k, D, R)
     if kind == ROUTED:
         return inplace_coordinates(routed_channel_factor(F, D), D)
+    if _is_float(F.D):
+        return _float_coordinates(F, kind)
     w = 1 if kind == CHANNEL else W_HALF
-    c0 = 1 if kind == CHANNEL else Fraction(1, KAPPA ** 2)
+    sc = 1 if kind == CHANNEL else KAPPA ** 2      # the half-turn's κ² goes into α (γ = 1 at the lower index)
+    c0 = 1
     n, s = F.n, F.s
     alpha, beta, gamma = (np.empty(n, dtype=object) for _ in range(3))
     for b in range(n // F.k):
@@ -132,16 +143,57 @@ def inplace_coordinates(F: ButterflyFactorMatrix, D: int) -> tuple:
             a, bb, c, e = (F.D[b, t, r] for t in range(4))
             for t, v in zip("123", (a, bb, c)):
                 if _is_zero(v):
-                    raise HypothesisError(
-                        f"F.D[{b},{int(t) - 1},{r}]: entry D{t} of factor {b} is 0; the in-place forms need "
-                        f"D1, D2, D3 ≠ 0 in every pair (an open dense set, not every matrix)")
+                    raise _zero_entry_error(b, int(t) - 1, r)
             lo = b * F.k + r
             hi = lo + s
-            alpha[lo], alpha[hi] = a, _div(bb, w)
+            alpha[lo], alpha[hi] = (a, bb) if kind == CHANNEL else (_div(a, sc), _div(bb, w * sc))
             flex = _div((a * e - bb * c) * w * w, bb * c)
             beta[lo], beta[hi] = (1, flex) if kind == CHANNEL else (flex, 1)
             gamma[lo], gamma[hi] = c0, _div(c * c0, w * a)
     return alpha, beta, gamma
+
+
+def _is_float(a: Any) -> bool:
+    """Is ``a`` a numpy float array (the vectorised float path)?"""
+    return isinstance(a, np.ndarray) and a.dtype.kind == "f"
+
+
+def _zero_entry_error(b: int, t: int, r: int) -> HypothesisError:
+    return HypothesisError(
+        f"F.D[{b},{t},{r}]: entry D{t + 1} of factor {b} is 0; the in-place forms need "
+        f"D1, D2, D3 ≠ 0 in every pair (an open dense set, not every matrix)")
+
+
+def _float_coordinates(F: ButterflyFactorMatrix, kind: str) -> tuple:
+    """:func:`inplace_coordinates` of a channel or half-turn factor with float entries, vectorised.
+
+    The same formulas as the exact path, in the same order of operations.
+
+    >>> F = ButterflyFactorMatrix(2, 2, np.array([[[1.0], [2.0], [3.0], [4.0]]]))
+    >>> [v.tolist() for v in _float_coordinates(F, CHANNEL)]
+    [[1.0, 2.0], [1.0, -0.3333333333333333], [1.0, 3.0]]
+    """
+    G = F.D
+    zero = np.transpose(G[:, :3, :] == 0, (0, 2, 1))        # the exact path's order: factor, offset, entry
+    if zero.any():
+        b, r, t = (int(i) for i in np.argwhere(zero)[0])
+        raise _zero_entry_error(b, t, r)
+    a, bb, c, e = G[:, 0], G[:, 1], G[:, 2], G[:, 3]
+    w = 1.0 if kind == CHANNEL else float(W_HALF)
+    sc = 1.0 if kind == CHANNEL else float(KAPPA ** 2)
+    c0 = 1.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        flex = (a * e - bb * c) * w * w / (bb * c)
+        one = np.ones_like(a)
+        alpha = np.stack([a, bb] if kind == CHANNEL else [a / sc, bb / (w * sc)], axis=1)
+        beta = np.stack([one, flex] if kind == CHANNEL else [flex, one], axis=1)
+        gamma = np.stack([np.full_like(a, c0), c * c0 / (w * a)], axis=1)
+    out = tuple(v.reshape(F.n) for v in (alpha, beta, gamma))
+    for v in out:
+        if not np.isfinite(v).all():
+            raise HypothesisError("F: a float in-place coordinate is not finite (overflow: entries too large "
+                                  "or too small for float64)")
+    return out
 
 
 def factor_from_coordinates(n: int, k: int, D: int, alpha: Any, beta: Any, gamma: Any) -> ButterflyFactorMatrix:
@@ -160,6 +212,8 @@ def factor_from_coordinates(n: int, k: int, D: int, alpha: Any, beta: Any, gamma
     w = 1 if kind == CHANNEL else W_HALF
     sc = 1 if kind == CHANNEL else KAPPA ** 2
     s = k // 2
+    if all(_is_float(v) and v.shape == (n,) for v in (alpha, beta, gamma)):
+        return _float_factor(n, k, kind, alpha, beta, gamma)
     alpha, beta, gamma = (np.asarray(v, dtype=object) for v in (alpha, beta, gamma))
     if any(isinstance(x, sympy.Basic) for v in (alpha, beta, gamma) for x in v.flat):
         w = _to_sym(w)
@@ -178,6 +232,21 @@ def factor_from_coordinates(n: int, k: int, D: int, alpha: Any, beta: Any, gamma
             Dg[b, 3, r] = sc * g[1] * M[1][1] * a[1]
     if any(isinstance(x, sympy.Basic) for x in Dg.flat):
         Dg = np.vectorize(lambda x: sympy.expand(_to_sym(x)), otypes=[object])(Dg)
+    return ButterflyFactorMatrix(n, k, Dg)
+
+
+def _float_factor(n: int, k: int, kind: str, alpha: np.ndarray, beta: np.ndarray,
+                  gamma: np.ndarray) -> ButterflyFactorMatrix:
+    """:func:`factor_from_coordinates` for float coordinates (channel or half-turn), vectorised."""
+    s = k // 2
+    a0, a1, b0, b1, g0, g1 = (v.reshape(n // k, 2, s)[:, i] for v in (alpha, beta, gamma) for i in (0, 1))
+    if kind == CHANNEL:
+        sc, M = 1, ((b0, b0), (b0, b0 + b1))
+    else:
+        w = float(W_HALF)
+        sc, M = KAPPA ** 2, ((b1, w * b1), (w * b1, b0 + w * w * b1))
+    Dg = np.stack([sc * g0 * M[0][0] * a0, sc * g0 * M[0][1] * a1,
+                   sc * g1 * M[1][0] * a0, sc * g1 * M[1][1] * a1], axis=1)
     return ButterflyFactorMatrix(n, k, Dg)
 
 
@@ -210,9 +279,7 @@ def symbolic_inplace_factor(n: int, k: int, D: int, name: str = "c") -> tuple:
             gamma[q] = 1 if lo else sy("g", q)
         else:
             beta[q] = sy("b", q) if lo else 1
-            gamma[q] = Fraction(1, KAPPA ** 2) if lo else sy("g", q)
-    gamma = np.array([sympy.Rational(x.numerator, x.denominator) if isinstance(x, Fraction) else x
-                      for x in gamma], dtype=object)
+            gamma[q] = 1 if lo else sy("g", q)
     return factor_from_coordinates(n, k, D, alpha, beta, gamma), (alpha, beta, gamma)
 
 
@@ -223,6 +290,8 @@ def _num(x: Any, symbolic: bool) -> Any:
 
 
 def _grid(v: Any, R: int, D: int, symbolic: bool) -> np.ndarray:
+    if not symbolic and _is_float(v):
+        return v.reshape(R, D)
     a = np.empty(R * D, dtype=object)
     for i, x in enumerate(np.asarray(v, dtype=object)):
         a[i] = _num(x, symbolic)
@@ -230,6 +299,8 @@ def _grid(v: Any, R: int, D: int, symbolic: bool) -> np.ndarray:
 
 
 def _float_or_object(a: np.ndarray, symbolic: bool) -> np.ndarray:
+    if a.dtype.kind == "f":
+        return a
     if symbolic or any(isinstance(x, (Fraction, sympy.Basic)) for x in a.flat):
         return a
     return a.astype(float)
@@ -249,9 +320,13 @@ def inplace_factor_layers(k: int, R: int, D: int, beta: Any, gamma: Any, symboli
     """
     kind = factor_kind(k, D, R)
     s = k // 2
-    gamma = np.asarray(gamma, dtype=object)
-    if after is not None:
-        gamma = gamma * np.asarray(after, dtype=object)
+    if _is_float(gamma) and (after is None or _is_float(after)):
+        if after is not None:                     # the float path
+            gamma = gamma * after
+    else:
+        gamma = np.asarray(gamma, dtype=object)
+        if after is not None:
+            gamma = gamma * np.asarray(after, dtype=object)
     B, G = _grid(beta, R, D, symbolic), _grid(gamma, R, D, symbolic)
     zero1 = _zeros((1, 1), symbolic)
     if kind == CHANNEL:
@@ -314,8 +389,7 @@ def compile_factors_inplace(factors: Sequence[ButterflyFactorMatrix], n: int, d:
     coordinates = list(coordinates)
     if len(coordinates) != len(factors):
         raise HypothesisError(f"coordinates: {len(coordinates)} given for {len(factors)} factors")
-    symbolic = _is_symbolic(factors) or any(isinstance(x, sympy.Basic) for c in coordinates for v in c
-                                            for x in np.asarray(v, dtype=object).flat)
+    symbolic = _is_symbolic(factors) or any(_has_symbols(v) for c in coordinates for v in c)
     from ..budget import require
 
     require((1 + 4 * len(factors)) * 3 * R * D * (64 if symbolic else 8),
@@ -518,7 +592,14 @@ def random_inplace_factor(n: int, k: int, D: int, rng: np.random.Generator) -> t
 
 def _lead_alpha(k: int, D: int, R: int, coords: tuple) -> Any:
     """The diagonal a factor needs applied to its input (merged into the layer before it)."""
-    return np.ones(R * D, dtype=object) if factor_kind(k, D, R) == ROUTED else coords[0]
+    if factor_kind(k, D, R) == ROUTED:
+        return np.ones(R * D, dtype=float if _is_float(coords[0]) else object)
+    return coords[0]
+
+
+def _has_symbols(v: Any) -> bool:
+    a = np.asarray(v)
+    return a.dtype == object and any(isinstance(x, sympy.Basic) for x in a.flat)
 
 
 # ---------------------------------------------------------------- any row stride, by routing through the channels
@@ -528,14 +609,17 @@ _P_INV = ((2, -1), (-1, 1))
 _X_P_INV = ((-1, 1), (2, -1))      # swap · P⁻¹
 
 
-def _const_factor(n: int, D: int, rows_top: np.ndarray, top: tuple, bottom: tuple) -> ButterflyFactorMatrix:
-    """B_2^(n) (channel pairs 2i, 2i+1) with block ``top`` on the rows in ``rows_top`` and ``bottom`` elsewhere."""
-    R = n // D
-    Dg = np.empty((n // 2, 4, 1), dtype=object)
-    for b in range(n // 2):
-        G = top if rows_top[(2 * b) // D] else bottom
-        Dg[b, :, 0] = [G[0][0], G[0][1], G[1][0], G[1][1]]
-    return ButterflyFactorMatrix(n, 2, Dg)
+def _const_factor(n: int, D: int, rows_top: np.ndarray, top: tuple, bottom: tuple,
+                  floats: bool = False) -> ButterflyFactorMatrix:
+    """B_2^(n) (channel pairs 2i, 2i+1) with block ``top`` on the rows in ``rows_top`` and ``bottom`` elsewhere.
+
+    Entries are Python ints (object array), or floats with ``floats=True``.
+    """
+    dtype = float if floats else object
+    flat = lambda G: np.array([G[0][0], G[0][1], G[1][0], G[1][1]], dtype=dtype)
+    on_top = np.asarray(rows_top)[(2 * np.arange(n // 2)) // D]
+    Dg = np.where(on_top[:, None], flat(top)[None, :], flat(bottom)[None, :])
+    return ButterflyFactorMatrix(n, 2, Dg.astype(dtype)[:, :, None])
 
 
 def _top_rows(R: int, m: int) -> np.ndarray:
@@ -553,28 +637,26 @@ def routed_channel_factor(F: ButterflyFactorMatrix, D: int) -> ButterflyFactorMa
     [f[0,0,0], f[0,1,0], f[0,2,0], f[0,3,0]]
     """
     R, m = F.n // D, F.s // D
-    Dg = np.empty((F.n // 2, 4, 1), dtype=object)
-    for r in range(R):
-        for j in range(0, D, 2):
-            rt = r if _top_rows(R, m)[r] else r - m
-            ch = j if _top_rows(R, m)[r] else j + 1
-            q = rt * D + ch                      # F's pair (q, q + s): its block index and offset
-            b, off = q // F.k, q % F.k
-            Dg[(r * D + j) // 2, :, 0] = F.D[b, :, off]
-    return ButterflyFactorMatrix(F.n, 2, Dg)
+    q = _routed_pairs(R, D, m)                   # F's pair (q, q + s) for channel pair (r, j), j even
+    Dg = F.D[q // F.k, :, q % F.k]               # (R, D/2, 4): pair (r, j) at index (r·D + j)/2
+    return ButterflyFactorMatrix(F.n, 2, Dg.reshape(F.n // 2, 4, 1))
+
+
+def _routed_pairs(R: int, D: int, m: int) -> np.ndarray:
+    """q[r, j/2] = the lower index of the row factor's pair that channel pair (r, j) holds after the exchange."""
+    r = np.arange(R)[:, None]
+    j = np.arange(0, D, 2)[None, :]
+    top = (r & m) == 0
+    return np.where(top, r, r - m) * D + np.where(top, j, j + 1)
 
 
 def row_factor_from_routed(G: ButterflyFactorMatrix, k: int, D: int) -> ButterflyFactorMatrix:
     """Inverse of :func:`routed_channel_factor`: the row factor B_k whose routed channel factor is G."""
     R, s = G.n // D, k // 2
     m = s // D
-    Dg = np.empty((G.n // k, 4, s), dtype=object)
-    for r in range(R):
-        for j in range(0, D, 2):
-            rt = r if _top_rows(R, m)[r] else r - m
-            ch = j if _top_rows(R, m)[r] else j + 1
-            q = rt * D + ch
-            Dg[q // k, :, q % k] = G.D[(r * D + j) // 2, :, 0]
+    q = _routed_pairs(R, D, m)
+    Dg = np.empty((G.n // k, 4, s), dtype=float if _is_float(G.D) else object)
+    Dg[q // k, :, q % k] = G.D[:, :, 0].reshape(R, D // 2, 4)
     return ButterflyFactorMatrix(G.n, k, Dg)
 
 
@@ -600,19 +682,22 @@ def routed_row_layers(k: int, R: int, D: int, coords_G: tuple, symbolic: bool, a
         raise HypothesisError(f"D: routing a row factor through the channels needs D >= 2, got {D}")
     n, m = R * D, k // (2 * D)
     top = _top_rows(R, m)
-    first = inplace_coordinates(_const_factor(n, D, top, _P, _P), D)
-    second = inplace_coordinates(_const_factor(n, D, top, _P_INV, _X_P_INV), D)
+    floats = not symbolic and all(_is_float(v) for v in coords_G) and (after is None or _is_float(after))
+    first = inplace_coordinates(_const_factor(n, D, top, _P, _P, floats), D)
+    second = inplace_coordinates(_const_factor(n, D, top, _P_INV, _X_P_INV, floats), D)
     aG, bG, gG = coords_G
 
+    kind = float if floats else object
+
     def exchange(alpha_in_skew: Any, after_unskew: Any, tag: str) -> list[Layer]:
-        out = [_skew_layer(R, D, m, _grid(first[0] * np.asarray(alpha_in_skew, dtype=object), R, D, symbolic),
+        out = [_skew_layer(R, D, m, _grid(first[0] * np.asarray(alpha_in_skew, dtype=kind), R, D, symbolic),
                            symbolic, f"B_{k}: {tag} odd channels down {m}")]
         out += inplace_factor_layers(2, R, D, first[1], first[2], symbolic, after=second[0])
         out += inplace_factor_layers(2, R, D, second[1], second[2], symbolic)
-        ones = np.ones(n, dtype=object) if after_unskew is None else after_unskew
+        ones = np.ones(n, dtype=kind) if after_unskew is None else after_unskew
         out.append(_skew_layer(R, D, -m, _grid(ones, R, D, symbolic), symbolic, f"B_{k}: {tag} odd channels up {m}"))
         return out
-    ones = np.ones(n, dtype=object)
+    ones = np.ones(n, dtype=kind)
     layers = exchange(ones, aG, "exchange:")
     layers += inplace_factor_layers(2, R, D, bG, gG, symbolic)
     layers += exchange(ones, after, "exchange back:")
