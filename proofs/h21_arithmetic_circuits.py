@@ -59,7 +59,7 @@ The variant "lean layout" (layout="lean") is tight with runs of consecutive
 routing stages merged into one stage (their composition) where that saves
 layers, with at most 3 shifts and none above tight's largest, so N' is
 tight's; constants go into the b2 of the layer before.  The random family's
-"lean layout, 9 shifts" lets a merged stage take 9 shifts (N' = 9·(K + S)).
+"lean layout, 9 shifts" lets a merged stage take 9 shifts (N' ≤ 9·(K + S)).
 bound_table() compares L and N' with 4·Δ·⌈log₂ w⌉ and 4w under both width
 definitions.
 ``python proofs/h21_arithmetic_circuits.py`` prints the table.
@@ -284,7 +284,7 @@ CLAIMS = [
                           lambda s: instance(("random", s["k"]), 2 * s["k"], 1, layout="lean", shifts=9),
                           where=Hypothesis(size("k") <= 2, why="time"),
                           note="lean with merged stages of up to 9 shifts and no shift cap: L under "
-                               "4Δ⌈log₂w⌉ on the random circuits, on N' = 9·(K + S) rows, far above 4w "
+                               "4Δ⌈log₂w⌉ on the random circuits, on N' ≤ 9·(K + S) rows, far above 4w "
                                "(bench circuits --shifts 9)"),)),
     Claim("H.21", "mult layer", "a layer of m multiplications v1 ⊙ v2 that keeps r carried wires v3",
           MULT_SIZES, lambda s: Signature(2 * s["m"] + s["r"], math.ceil(math.log2(2 * s["m"] + s["r"])), 1,

@@ -10,7 +10,7 @@ reading of Theorem H.21's orders with constant 4).  Δ and w are those of
 alive across a level); the detail also shows the level width (gates per
 level).  ``--layout`` picks the compiler's layout (default ``lean``: as
 few layers as ``tight`` or fewer, on the same N', on every circuit of the
-table; ``--shifts k`` lets its merged stages take k shifts, N' = k·(K + S));
+table; ``--shifts k`` lets its merged stages take k shifts, N' ≤ k·(K + S));
 ``--plot FILE.png`` draws the three ratios against w (matplotlib).
 ``--ratios-only`` skips the timed figures below.
 
@@ -49,7 +49,7 @@ def add_arguments(p) -> None:
                    help="compiler layout for the signature ratios (default lean)")
     p.add_argument("--shifts", type=int, default=None,
                    help="lean layout: the most shifts of a merged routing stage (default 3: tight's N'; "
-                        "more: fewer layers on N' = shifts·(K + S) rows)")
+                        "more: fewer layers on N' <= shifts·(K + S) rows)")
     p.add_argument("--max-w", type=int, default=16, help="widest random circuit of the ratios (default 16)")
     p.add_argument("--plot", metavar="FILE.png", help="draw L, N' and d' ratios against w (matplotlib)")
     p.add_argument("--ratios-only", action="store_true", help="only the signature ratios (no timed figures)")

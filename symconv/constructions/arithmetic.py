@@ -47,7 +47,8 @@ dynamic programming, as long as the merged stage has at most 3 shifts and no
 shift above tight's largest (so N' = t·(K + S) is tight's); the coefficient
 layers fold into the stage before, and constants go into the b2 of the layer
 before.  ``shifts=k > 3`` allows k shifts per merged stage (and any shift):
-fewer layers again, on N' = k·(K + S) rows.
+fewer layers again, on N' = t·(K + S) ≤ k·(K + S) rows (t the most terms of
+a merged stage that needs a spread).
 
 ``linear="H.20"`` takes the paper's route for the linear layers instead: the
 wire vector fills the state row-major and each linear layer is the matrix
@@ -797,7 +798,8 @@ def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool 
     regions a Beneš stage needs anyway) and costs fewer layers; with the
     default no merged shift exceeds tight's largest, so N' is tight's.
     Constants are added through the b2 of the layer before.  ``shifts=k > 3``
-    lifts the shift cap and widens the state to N' = k·(K + S).
+    lifts the shift cap and widens the state to N' = t·(K + S) ≤ k·(K + S)
+    (t the most terms of a merged stage that needs a spread).
 
     >>> from symconv.circuits import random_circuit
     >>> rc = random_circuit(4, 4, 2, seed=6, n_outputs=4)

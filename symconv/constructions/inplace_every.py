@@ -330,8 +330,8 @@ def integer_kaleidoscope(n: int, e: int, w: int, rng: np.random.Generator, value
 
 DYADIC_PATTERNS = ((0, 0, 1, 2), (1, -1, 0, 0), (0, 0, 0, 0), (0, 1, 3, 1), (1, 0, 1, 0), (2, 3, 0, 1))
 """Pair blocks that :func:`dyadic_factor` puts first: a zero first row, a zero second row, the zero block,
-then blocks with no zero row and exactly one zero, at D1, D2 and D3; each has dyadic passes and
-coordinates (no block of {−2, …, 2} with one zero at D1 or D3 has; these take a 3)."""
+then blocks with no zero row and a zero at D1, at D2 (D4 = 0 too: a zero column) and at D3; each has
+dyadic passes and coordinates (no block of {−2, …, 2} with one zero at D1 or D3 has; these take a 3)."""
 
 
 def _dyadic(x: Fraction) -> bool:
