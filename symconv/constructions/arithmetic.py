@@ -226,8 +226,13 @@ class Router:
         self._pending.append((terms, label, self.occ.copy()))
         self.occ = self._plan(terms, self.occ)[1]
 
-    def _plan(self, terms: Sequence[tuple[int, np.ndarray]], occ: np.ndarray) -> tuple[bool, np.ndarray]:
-        """(one layer suffices, occupancy after) of a stage applied to a state with occupancy ``occ``."""
+    def _plan(self, terms: Sequence[tuple[int, np.ndarray]], occ: np.ndarray) -> tuple:
+        """(b1 of the one layer, or None when the stage needs a spread; occupancy after; each term's occupied
+        sources) of a stage applied to a state with occupancy ``occ``.
+
+        One layer suffices if, at every destination, all terms with an occupied source share one
+        weight and no term with weight 0 there has an occupied source.
+        """
         K = self.K
         new_occ = np.zeros_like(occ)
         src_occ = []
@@ -245,50 +250,24 @@ class Router:
         for (k, D), s in zip(terms, src_occ):
             live = s & _nz(D)
             if (assigned & live & (b1 != D)).any():
-                return False, new_occ
+                return None, new_occ, src_occ
             b1[live] = D[live]
             assigned |= live
         for (k, D), s in zip(terms, src_occ):
             if (s & ~_nz(D) & assigned).any():
-                return False, new_occ
-        return True, new_occ
+                return None, new_occ, src_occ
+        return b1, new_occ, src_occ
 
     def _cost(self, terms: Sequence[tuple[int, np.ndarray]], occ: np.ndarray) -> int:
-        return 1 if self._plan(terms, occ)[0] else 2
+        return 1 if self._plan(terms, occ)[0] is not None else 2
 
     def _emit_stage(self, terms: Sequence[tuple[int, np.ndarray]], label: str) -> None:
         K, N_int = self.K, self.N_int
         if not terms:
             self.clear(label)
             return
-        new_occ = np.zeros_like(self.occ)
-        src_occ = []
-        for k, D in terms:
-            s = np.zeros_like(self.occ)
-            if k >= 0:
-                s[k:] = self.occ[:K - k]
-            else:
-                s[:K + k] = self.occ[-k:]
-            src_occ.append(s)
-            new_occ |= s & _nz(D)
-        # one layer if, at every destination, all terms with an occupied source share one weight
-        # and no term with weight 0 there has an occupied source
-        obj = any(D.dtype == object for _, D in terms)
-        b1 = np.zeros((K, self.d), dtype=object if obj else np.int64)
-        assigned = np.zeros((K, self.d), dtype=bool)
-        ok = True
-        for (k, D), s in zip(terms, src_occ):
-            live = s & _nz(D)
-            if (assigned & live & (b1 != D)).any():
-                ok = False
-                break
-            b1[live] = D[live]
-            assigned |= live
-        if ok:
-            for (k, D), s in zip(terms, src_occ):
-                if (s & ~_nz(D) & assigned).any():
-                    ok = False
-                    break
+        b1, new_occ, src_occ = self._plan(terms, self.occ)
+        ok = b1 is not None
         self.max_shift = max([self.max_shift] + [abs(k) for k, _ in terms])
         O = self.offset
         if not ok and (len(terms) * O > N_int or O < K + self.max_shift):

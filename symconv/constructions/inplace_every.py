@@ -53,7 +53,7 @@ import sympy
 
 from ..model import HypothesisError, Stack
 from .butterfly import Butterfly, ButterflyFactorMatrix, log2
-from .inplace import compile_factors_inplace
+from .inplace import compile_factors_inplace, inplace_coordinates
 
 S = (1, 1, 1, 1)
 
@@ -340,8 +340,9 @@ def _dyadic(x: Fraction) -> bool:
 
 
 def _channel_coordinates(G: tuple) -> tuple:
-    a, b, c, e = (Fraction(x) for x in G)
-    return a, b, (a * e - b * c) / (b * c), c / a
+    """The in-place coordinates (α, β, γ) of G as a channel factor (:func:`~.inplace.inplace_coordinates`)."""
+    F = ButterflyFactorMatrix(2, 2, [[[x] for x in G]])
+    return tuple(x for v in inplace_coordinates(F, 2) for x in v)
 
 
 @functools.lru_cache(maxsize=None)
@@ -376,7 +377,10 @@ def dyadic_half_turn_factor(n: int, rng: np.random.Generator) -> ButterflyFactor
     """
     from .butterfly import check_pow2
 
+    from ..budget import require
+
     check_pow2(n, "n", 2)
+    require(16 * n, f"n: a butterfly factor of size {n}")
     mu, lam = HALF_TURN_SCALES
     m = n // 2
     a, b, c = (rng.choice([-2, -1, 1, 2], m) for _ in range(3))
