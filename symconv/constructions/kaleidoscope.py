@@ -106,12 +106,10 @@ class Kaleidoscope:
 
     def apply(self, x: Any) -> Any:
         """Reference product S·E·Sᵀ·x over the last axis (x of length n)."""
-        x = np.asarray(x)
+        x = np.asanyarray(x)
         if x.shape[-1] != self.n:
             raise HypothesisError(f"x: last axis {x.shape[-1]} but M is {self.n}×{self.n}")
-        pad = np.zeros(x.shape[:-1] + (self.e * self.n - self.n,), dtype=x.dtype)
-        if pad.dtype == object:
-            pad[...] = 0
+        pad = np.zeros_like(x, shape=x.shape[:-1] + (self.e * self.n - self.n,))
         z = np.concatenate([x, pad], axis=-1)
         for t in self.terms:
             z = t.apply(z)
