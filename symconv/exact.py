@@ -1012,7 +1012,8 @@ def _have_flint() -> bool:
 
 def resolve_method(method: str) -> str:
     """``auto`` → ``fft`` (float64 FFTs of limbs, rounded exactly: the fastest measured here;
-    see ``symconv bench numeric``); ``flint`` and ``ntt`` on request.
+    see ``symconv bench numeric``; filters with few non-zero taps by shifted sums, see
+    :func:`convolve_mod`); ``flint`` and ``ntt`` on request.
 
     >>> resolve_method("auto"), resolve_method("ntt")
     ('fft', 'ntt')
@@ -1026,11 +1027,38 @@ def resolve_method(method: str) -> str:
     return method
 
 
+#: Filters with at most this many non-zero taps are convolved by shifted sums (the ``fft`` method):
+#: O(taps·N) integer operations, against several float FFTs of length 2N per limb.
+DIRECT_TAPS = 24
+
+
+def _conv_direct(x: np.ndarray, h: np.ndarray, p: int, mode: str) -> np.ndarray:
+    """Per-channel convolution mod p by shifted sums over the non-zero taps (exact in int64:
+    each product of residues is below 2^62).
+
+    >>> _conv_direct(np.array([[[1, 2, 3]]]), np.array([[0, 1]]), 17, "circular").tolist()
+    [[[3, 1, 2]]]
+    """
+    B, d, N = x.shape
+    out = np.zeros_like(x)
+    for j in range(d):
+        acc = out[:, j]
+        for k in np.flatnonzero(h[j]).tolist():
+            c = int(h[j, k]) % p
+            if mode == "causal":
+                acc[:, k:] = (acc[:, k:] + c * x[:, j, : N - k]) % p
+            else:
+                acc[...] = (acc + c * np.roll(x[:, j], k, axis=-1)) % p
+    return out
+
+
 def convolve_mod(x: np.ndarray, h: np.ndarray, p: int, mode: str = "causal", method: str = "auto") -> np.ndarray:
     """Per-channel convolution mod p: x (B, d, N), h (d, K ≤ N) → (B, d, N).
 
     ``causal`` keeps coefficients 0..N−1 of h_j(X)·x_j(X); ``circular`` reduces
-    the product mod X^N − 1.
+    the product mod X^N − 1.  With the ``fft`` method (the default), channels whose
+    filter has at most :data:`DIRECT_TAPS` non-zero taps (routing shifts, masks)
+    are summed directly instead.
 
     >>> x = np.array([[[1, 2, 3]]]); h = np.array([[0, 1]])
     >>> convolve_mod(x, h, 17, "causal", "ntt").tolist(), convolve_mod(x, h, 17, "circular", "ntt").tolist()
@@ -1043,6 +1071,15 @@ def convolve_mod(x: np.ndarray, h: np.ndarray, p: int, mode: str = "causal", met
     if h.shape[-1] > N:
         raise HypothesisError(f"h: filter length {h.shape[-1]} exceeds N' = {N}")
     if method == "fft":
+        taps = np.count_nonzero(h, axis=-1)
+        few = taps <= DIRECT_TAPS
+        if np.all(few):
+            return _conv_direct(x, h, p, mode)
+        if np.any(few):
+            out = np.empty_like(x)
+            out[:, few] = _conv_direct(x[:, few], h[few], p, mode)
+            out[:, ~few] = convolve_mod(x[:, ~few], h[~few], p, mode, "fft")
+            return out
         full = _conv_fft(x, h, p, keep=N if mode == "causal" else None)
     else:
         full = {"flint": _conv_flint, "ntt": _conv_ntt}[method](x, h, p)

@@ -20,12 +20,16 @@ def direct_conv(x, h, p):
     return np.array([int(v) % p for v in np.convolve(np.array(x, dtype=object), np.array(h, dtype=object))])
 
 
+@pytest.mark.parametrize("direct_taps", [exact.DIRECT_TAPS, 0, 12])
 @pytest.mark.parametrize("method", METHODS)
-def test_convolution_matches_the_schoolbook_product(method):
+def test_convolution_matches_the_schoolbook_product(method, direct_taps, monkeypatch):
+    # direct_taps: all channels by shifted sums, none (all by FFTs), or a mix of the two
+    monkeypatch.setattr(exact, "DIRECT_TAPS", direct_taps)
     rng = np.random.default_rng(0)
     for N, K in [(1, 1), (5, 3), (16, 16), (37, 20), (64, 1)]:
         x = rng.integers(0, P, (2, 3, N))
         h = rng.integers(0, P, (3, K))
+        h[1, ::2] = 0  # a sparser channel: with direct_taps = 4 some channels go each way
         causal = exact.convolve_mod(x, h, P, "causal", method)
         circular = exact.convolve_mod(x, h, P, "circular", method)
         for b in range(2):
