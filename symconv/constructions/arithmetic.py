@@ -195,7 +195,7 @@ class Router:
                 return D.astype(np.int8)
             return D
         try:
-            vals = {v for v in D.flat}
+            vals = set(D.ravel().tolist())
         except TypeError:
             return D
         if vals <= {0, 1, -1}:
