@@ -211,6 +211,17 @@ def _result(r: Any, out: Any, wrap: Any) -> Any:
         return o
     return wrap(r)
 
+def keep_exact(x: Any) -> np.ndarray:
+    """``np.asarray(x)``, except that symconv's exact arrays (:class:`FieldArray`,
+    :class:`DegreeArray`) stay what they are, so a reference run on them stays vectorised.
+    Other ndarray subclasses (``np.memmap``, ``np.matrix``, masked arrays) become plain arrays.
+
+    >>> type(keep_exact(_as_field(np.array([1, 2]), 7))).__name__, type(keep_exact(np.matrix([[1]]))).__name__
+    ('FieldArray', 'ndarray')
+    """
+    return x if isinstance(x, (FieldArray, DegreeArray)) else np.asarray(x)
+
+
 class FieldArray(np.ndarray):
     """int64 residues mod p whose arithmetic (+, −, ·, /, @, sums) stays in F_p.
 
@@ -239,6 +250,12 @@ class FieldArray(np.ndarray):
     def __float__(self):
         raise _NotInField("float")
 
+    def dot(self, b: Any, out: Any = None) -> Any:
+        if out is not None or self.ndim > 2 or np.ndim(b) > 2:
+            raise _NotInField("dot")
+        return _as_field(_field_matmul(np.asarray(self, dtype=np.int64), np.asarray(_lift(b, self.p), dtype=np.int64),
+                                       self.p), self.p)
+
     def __int__(self):
         if self.ndim == 0:
             return int(self.view(np.ndarray))
@@ -264,8 +281,7 @@ class FieldArray(np.ndarray):
                     raise ZeroDivisionError("reference: division by an element that is 0 mod p")
                 r = np.multiply(args[0], _inverse(b, p)) % p
             elif ufunc is np.matmul:
-                a, b = (np.asarray(x, dtype=np.int64) for x in args)
-                r = ((np.matmul(a >> 16, b) % p) * 65536 + np.matmul(a & 0xFFFF, b)) % p
+                r = _field_matmul(*(np.asarray(x, dtype=np.int64) for x in args), p)
             else:
                 raise _NotInField(ufunc.__name__)
         elif ufunc is np.add and method in ("reduce", "accumulate") and not set(kwargs) - {"axis", "dtype", "keepdims"}:
@@ -289,6 +305,26 @@ class FieldArray(np.ndarray):
             return _lift(x, p) if isinstance(x, np.ndarray) else x
         r = func(*plain(list(args)), **kwargs)
         return _as_field(r, p) if isinstance(r, np.ndarray) else r
+
+
+def _field_matmul(a: np.ndarray, b: np.ndarray, p: int) -> np.ndarray:
+    """(a @ b) mod p for residues in [0, p), p < 2^31: a split into 16-bit limbs and the inner
+    dimension cut into blocks of 2^15, so no int64 sum overflows (each term is below 2^47).
+
+    >>> _field_matmul(np.array([[3, 4]]), np.array([[5], [6]]), 7).tolist()
+    [[4]]
+    """
+    a, b = a % p, b % p
+    n = a.shape[-1]
+    if a.ndim == 1 or b.ndim == 1:
+        return np.matmul(a, b) % p if n <= 1 else _field_matmul(np.atleast_2d(a), b[:, None] if b.ndim == 1
+                                                                 else b, p).reshape(np.matmul(a, b).shape)
+    r = None
+    for s in range(0, max(n, 1), 1 << 15):
+        ab, bb = a[..., s:s + (1 << 15)], b[..., s:s + (1 << 15), :]
+        part = ((np.matmul(ab >> 16, bb) % p) * 65536 + np.matmul(ab & 0xFFFF, bb)) % p
+        r = part if r is None else (r + part) % p
+    return r
 
 
 def _inverse(b: np.ndarray, p: int) -> np.ndarray:
@@ -466,6 +502,9 @@ class DegreeArray(np.ndarray):
 
     def __float__(self):
         raise _NotInField("float")
+
+    def dot(self, *args: Any, **kwargs: Any) -> Any:  # would multiply degrees as numbers
+        raise _NotInField("dot")
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, out: Any = None, **kwargs: Any) -> Any:
         args = [_deg_lift(x) for x in inputs]
@@ -1073,6 +1112,8 @@ def convolve_mod(x: np.ndarray, h: np.ndarray, p: int, mode: str = "causal", met
     if method == "fft":
         taps = np.count_nonzero(h, axis=-1)
         few = taps <= DIRECT_TAPS
+        if np.any(few):  # the shifted sums need int64 residues in [0, p): reduce whatever came in
+            x, h = (a % p if a.dtype == np.int64 else to_field(a, p, name) for a, name in ((x, "x"), (h, "h")))
         if np.all(few):
             return _conv_direct(x, h, p, mode)
         if np.any(few):

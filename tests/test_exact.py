@@ -1,4 +1,5 @@
 """Exact modular checks: NTT and python-flint paths, field mapping, the identity test."""
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -23,7 +24,7 @@ def direct_conv(x, h, p):
 @pytest.mark.parametrize("direct_taps", [exact.DIRECT_TAPS, 0, 12])
 @pytest.mark.parametrize("method", METHODS)
 def test_convolution_matches_the_schoolbook_product(method, direct_taps, monkeypatch):
-    # direct_taps: all channels by shifted sums, none (all by FFTs), or a mix of the two
+    # direct_taps: all channels by shifted sums, none (all by FFTs), or a mix of the two (12)
     monkeypatch.setattr(exact, "DIRECT_TAPS", direct_taps)
     rng = np.random.default_rng(0)
     for N, K in [(1, 1), (5, 3), (16, 16), (37, 20), (64, 1)]:
@@ -203,6 +204,33 @@ def test_butterfly_kaleidoscope_and_linear_circuit_references_stay_vectorised():
         assert (got.view(np.ndarray) % P == exact.to_field(np.asarray(ref(uo), dtype=object), P)).all()
         assert isinstance(ref(exact._as_deg(np.ones(u.shape, dtype=np.int64))), exact.DegreeArray)
         assert exact.reference_degree(ref, u.shape) == 1
+
+
+def test_inputs_outside_the_residues_and_array_subclasses_stay_exact():
+    # the shifted sums reduce what they get: residues >= p, int32 and object inputs
+    h = np.array([[P - 1, 0, 3]])
+    for x in (np.array([[[P + 5, 2 ** 40, -7]]]), np.array([[[2 ** 30, 7, 1]]], dtype=np.int32),
+              np.array([[[2 ** 70, 1, 2]]], dtype=object)):
+        want = exact.convolve_mod(exact.to_field(x, P), h, P, "causal", "ntt")
+        got = exact.convolve_mod(x, h, P, "causal")
+        assert got.dtype == np.int64 and np.array_equal(got, want)
+    # an int64 ndarray subclass is multiplied as Python ints (no silent wrap-around), a field array stays one
+    from symconv.constructions.butterfly import ButterflyFactorMatrix, row_major
+
+    B = ButterflyFactorMatrix(2, 2, [[[2 ** 40], [1], [1], [2 ** 40]]])
+    x = np.ma.masked_array(np.array([2 ** 40, 3]), mask=[False, False])
+    assert B.apply(x).tolist() == [2 ** 80 + 3, 2 ** 40 + 3 * 2 ** 40]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PendingDeprecationWarning)  # np.matrix, on purpose
+        assert row_major(np.matrix([[1, 2], [3, 4]])).shape == (4,)
+    assert isinstance(B.apply(exact._as_field(np.array([5, 6]), P)), exact.FieldArray)
+    # the field matmul and dot: inner dimensions past 2^16 do not overflow int64
+    K = 1 << 17
+    v = exact._as_field(np.full((1, K), P - 2), P)
+    assert (v @ np.full((K, 1), P - 1)).tolist() == [[2 * K % P]]
+    assert v.dot(np.full((K, 1), P - 1)).tolist() == [[2 * K % P]]
+    with pytest.raises(TypeError):
+        exact._as_deg(np.ones((1, 3), dtype=np.int64)).dot(np.ones((3, 1)))
 
 
 def test_vectorised_degrees():

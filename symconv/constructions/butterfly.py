@@ -50,6 +50,7 @@ from typing import Any, Sequence
 import numpy as np
 import sympy
 
+from ..exact import keep_exact
 from ..model import HypothesisError, Layer, Stack
 
 
@@ -166,7 +167,7 @@ class ButterflyFactorMatrix:
         >>> ButterflyFactorMatrix(2, 2, [[[1], [2], [3], [4]]]).apply(np.array([1, 10])).tolist()
         [21, 43]
         """
-        x = np.asanyarray(x)
+        x = keep_exact(x)
         if x.shape[-1] != self.n:
             raise HypothesisError(f"x: last axis has length {x.shape[-1]}, B_k^(n) needs n = {self.n}")
         if x.dtype.kind in "bUS":
@@ -408,7 +409,7 @@ def row_major(u: Any) -> Any:
     >>> row_major(np.arange(4).reshape(2, 2)).tolist()
     [0, 1, 2, 3]
     """
-    u = np.asanyarray(u)
+    u = keep_exact(u)
     return u.reshape(u.shape[:-2] + (u.shape[-2] * u.shape[-1],))
 
 
@@ -418,7 +419,7 @@ def from_row_major(x: Any, n: int, d: int) -> Any:
     >>> from_row_major(np.arange(4), 2, 2).tolist()
     [[0, 1], [2, 3]]
     """
-    x = np.asanyarray(x)
+    x = keep_exact(x)
     if x.shape[-1] != n * d:
         raise HypothesisError(f"x: length {x.shape[-1]} is not n·d = {n * d}")
     return x.reshape(x.shape[:-1] + (n, d))

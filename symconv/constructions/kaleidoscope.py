@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ..exact import keep_exact
 from ..model import HypothesisError, Stack
 from .butterfly import (Butterfly, check_pow2, compile_factors, compile_factors_narrow, log2,
                         narrow_layer_count, random_butterfly, symbolic_butterfly)
@@ -106,7 +107,7 @@ class Kaleidoscope:
 
     def apply(self, x: Any) -> Any:
         """Reference product S·E·Sᵀ·x over the last axis (x of length n)."""
-        x = np.asanyarray(x)
+        x = keep_exact(x)
         if x.shape[-1] != self.n:
             raise HypothesisError(f"x: last axis {x.shape[-1]} but M is {self.n}×{self.n}")
         pad = np.zeros_like(x, shape=x.shape[:-1] + (self.e * self.n - self.n,))

@@ -55,6 +55,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import sympy
 
+from ..exact import keep_exact
 from ..model import HypothesisError, Stack
 from .benes import benes_switches, switch_factor, weighted_permutations, weighted_permutations_sparse
 from .butterfly import ButterflyFactorMatrix, compile_factors, compile_factors_narrow, log2, narrow_layer_count
@@ -491,7 +492,7 @@ class LinearCircuit:
 
     def evaluate(self, x: Any) -> Any:
         """Run the circuit on x (last axis of length n); returns the outputs on the last axis."""
-        x = np.asanyarray(x)  # keeps exact array types (symconv.exact's field arrays)
+        x = keep_exact(x)
         if x.shape[-1] != self.n_inputs:
             raise HypothesisError(f"x: last axis {x.shape[-1]} but the circuit has {self.n_inputs} inputs")
         val = {w: x[..., w] for w in range(self.n_inputs)}
@@ -500,7 +501,7 @@ class LinearCircuit:
             if g.y is not None:
                 v = v + g.b * val[g.y]
             val[g.wire] = v
-        return np.stack([np.asanyarray(val[o]) for o in self.outputs], axis=-1)
+        return np.stack([keep_exact(val[o]) for o in self.outputs], axis=-1)
 
     def matrix(self) -> np.ndarray:
         """The matrix M with circuit(x) = M·x: object entries when every constant is exact, else floats."""
