@@ -211,12 +211,13 @@ def _result(r: Any, out: Any, wrap: Any) -> Any:
         return o
     return wrap(r)
 
+
 def keep_exact(x: Any) -> np.ndarray:
     """``np.asarray(x)``, except that symconv's exact arrays (:class:`FieldArray`,
     :class:`DegreeArray`) stay what they are, so a reference run on them stays vectorised.
     Other ndarray subclasses (``np.memmap``, ``np.matrix``, masked arrays) become plain arrays.
 
-    >>> type(keep_exact(_as_field(np.array([1, 2]), 7))).__name__, type(keep_exact(np.matrix([[1]]))).__name__
+    >>> type(keep_exact(_as_field(np.array([1, 2]), 7))).__name__, type(keep_exact(np.ma.masked_array([1]))).__name__
     ('FieldArray', 'ndarray')
     """
     return x if isinstance(x, (FieldArray, DegreeArray)) else np.asarray(x)
