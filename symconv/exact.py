@@ -309,22 +309,24 @@ class FieldArray(np.ndarray):
 
 
 def _field_matmul(a: np.ndarray, b: np.ndarray, p: int) -> np.ndarray:
-    """(a @ b) mod p for residues in [0, p), p < 2^31: a split into 16-bit limbs and the inner
-    dimension cut into blocks of 2^15, so no int64 sum overflows (each term is below 2^47).
+    """(a @ b) mod p for int64 residues in [0, p), p < 2^31: a is split into 16-bit limbs and the
+    inner dimension into blocks of 2^15, so no int64 sum overflows (terms below 2^47).  Splitting
+    a, not b, keeps the temporaries small when a is a weight matrix and b the state.
 
-    >>> _field_matmul(np.array([[3, 4]]), np.array([[5], [6]]), 7).tolist()
-    [[4]]
+    >>> _field_matmul(np.array([[3, 4]]), np.array([[5], [6]]), 7).tolist(), int(_field_matmul(np.array([3, 4]), np.array([5, 6]), 7))
+    ([[4]], 4)
     """
-    a, b = a % p, b % p
-    n = a.shape[-1]
-    if a.ndim == 1 or b.ndim == 1:
-        return np.matmul(a, b) % p if n <= 1 else _field_matmul(np.atleast_2d(a), b[:, None] if b.ndim == 1
-                                                                 else b, p).reshape(np.matmul(a, b).shape)
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
     r = None
-    for s in range(0, max(n, 1), 1 << 15):
-        ab, bb = a[..., s:s + (1 << 15)], b[..., s:s + (1 << 15), :]
+    for s in range(0, max(a2.shape[-1], 1), 1 << 15):
+        ab, bb = a2[..., s:s + (1 << 15)], b2[..., s:s + (1 << 15), :]
         part = ((np.matmul(ab >> 16, bb) % p) * 65536 + np.matmul(ab & 0xFFFF, bb)) % p
         r = part if r is None else (r + part) % p
+    if b.ndim == 1:
+        r = r[..., 0]
+    if a.ndim == 1:
+        r = r[..., 0, :] if b.ndim > 1 else r[..., 0]
     return r
 
 
@@ -1134,9 +1136,9 @@ def convolve_mod(x: np.ndarray, h: np.ndarray, p: int, mode: str = "causal", met
 
 
 def _matmul_mod(WT: np.ndarray, z: np.ndarray, p: int) -> np.ndarray:
-    """(WT @ z) mod p with z split into 16-bit limbs so int64 never overflows."""
-    lo, hi = z & 0xFFFF, z >> 16
-    return ((np.matmul(WT, hi) % p) * 65536 + np.matmul(WT, lo)) % p
+    """(WT @ z) mod p: :func:`_field_matmul`, which splits the small WT into limbs (one block:
+    ``run_mod`` refuses d' ≥ 2^15)."""
+    return _field_matmul(WT, z, p)
 
 
 def estimate_mod_bytes(stack: Stack, batch: int, method: str = "fft") -> int:
