@@ -507,7 +507,7 @@ MUTANTS = (
     M("ipe-zero-row", "symconv/constructions/inplace_every.py", "C, B, A = (c + k, 1, -k, e - 1), S, (1, -1, 1, 0)",
       "C, B, A = (c + k, 1, -k, e - 1), S, (1, 1, 1, 0)", ("kaleidoscope",), "param",
       "the split of a block whose first row is zero keeps that row (A = [[1, 1], [1, 0]])"),
-    M("ip-coord", "symconv/constructions/inplace.py", "_div(c * c0, w * a)", "_div(c * c0, a)",
+    M("ip-coord", "symconv/constructions/inplace.py", "_div(c, w * a)", "_div(c, a)",
       ("butterfly_matrix", "kaleidoscope"), "param", "the coordinate γ of the upper index drops the 1/w"),
     M("ip-route-skew", "symconv/constructions/inplace.py", "    h[t, 1::2] = h[t, 1::2] + 1",
       "    h[t, 0::2] = h[t, 0::2] + 1", ("butterfly_factor_matrix",), "tap",

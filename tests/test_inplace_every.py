@@ -180,8 +180,8 @@ def _params(stack):
     return [np.asarray(getattr(l, a)) for l in stack.layers for a in ("W", "h", "b1", "b2")]
 
 
-@pytest.mark.parametrize("what,n,d", [("factor", 4, 2), ("factor", 2, 4), ("butterfly", 4, 2), ("butterfly", 2, 4),
-                                      ("kaleidoscope", 2, 2)])
+@pytest.mark.parametrize("what,n,d", [("factor", 4, 2), ("factor", 2, 4), ("factor", 8, 2), ("butterfly", 4, 2),
+                                      ("butterfly", 2, 4), ("kaleidoscope", 2, 2)])
 def test_dyadic_matrices_have_float_parameters_equal_to_the_exact_ones(what, n, d):
     """The float path on a dyadic test matrix gives every layer parameter exactly (as a Fraction) equal to the
     exact path's on the same integer entries: no rounding anywhere (the half-turn passes included)."""

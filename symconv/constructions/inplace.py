@@ -135,7 +135,6 @@ def inplace_coordinates(F: ButterflyFactorMatrix, D: int) -> tuple:
         return _float_coordinates(F, kind)
     w = 1 if kind == CHANNEL else W_HALF
     sc = 1 if kind == CHANNEL else KAPPA ** 2      # the half-turn's κ² goes into α (γ = 1 at the lower index)
-    c0 = 1
     n, s = F.n, F.s
     alpha, beta, gamma = (np.empty(n, dtype=object) for _ in range(3))
     for b in range(n // F.k):
@@ -149,7 +148,7 @@ def inplace_coordinates(F: ButterflyFactorMatrix, D: int) -> tuple:
             alpha[lo], alpha[hi] = (a, bb) if kind == CHANNEL else (_div(a, sc), _div(bb, w * sc))
             flex = _div((a * e - bb * c) * w * w, bb * c)
             beta[lo], beta[hi] = (1, flex) if kind == CHANNEL else (flex, 1)
-            gamma[lo], gamma[hi] = c0, _div(c * c0, w * a)
+            gamma[lo], gamma[hi] = 1, _div(c, w * a)
     return alpha, beta, gamma
 
 
@@ -174,6 +173,10 @@ def _float_coordinates(F: ButterflyFactorMatrix, kind: str) -> tuple:
     [[1.0, 2.0], [1.0, -0.3333333333333333], [1.0, 3.0]]
     """
     G = F.D
+    bad = np.argwhere(~np.isfinite(G))
+    if len(bad):
+        b, t, r = (int(i) for i in bad[0])
+        raise HypothesisError(f"F.D[{b},{t},{r}]: entry D{t + 1} of factor {b} is {float(G[b, t, r])}, not a finite number")
     zero = np.transpose(G[:, :3, :] == 0, (0, 2, 1))        # the exact path's order: factor, offset, entry
     if zero.any():
         b, r, t = (int(i) for i in np.argwhere(zero)[0])
@@ -181,13 +184,12 @@ def _float_coordinates(F: ButterflyFactorMatrix, kind: str) -> tuple:
     a, bb, c, e = G[:, 0], G[:, 1], G[:, 2], G[:, 3]
     w = 1.0 if kind == CHANNEL else float(W_HALF)
     sc = 1.0 if kind == CHANNEL else float(KAPPA ** 2)
-    c0 = 1.0
     with np.errstate(over="ignore", invalid="ignore"):
         flex = (a * e - bb * c) * w * w / (bb * c)
         one = np.ones_like(a)
         alpha = np.stack([a, bb] if kind == CHANNEL else [a / sc, bb / (w * sc)], axis=1)
         beta = np.stack([one, flex] if kind == CHANNEL else [flex, one], axis=1)
-        gamma = np.stack([np.full_like(a, c0), c * c0 / (w * a)], axis=1)
+        gamma = np.stack([one, c / (w * a)], axis=1)
     out = tuple(v.reshape(F.n) for v in (alpha, beta, gamma))
     for v in out:
         if not np.isfinite(v).all():
@@ -209,10 +211,14 @@ def factor_from_coordinates(n: int, k: int, D: int, alpha: Any, beta: Any, gamma
     kind = factor_kind(k, D, R)
     if kind == ROUTED:
         return row_factor_from_routed(factor_from_coordinates(n, 2, D, alpha, beta, gamma), k, D)
+    for name, v in (("alpha", alpha), ("beta", beta), ("gamma", gamma)):
+        if isinstance(v, (str, bytes)) or np.shape(v) != (n,):
+            raise HypothesisError(f"{name}: expected {n} coordinates (one per index of B_k^(n)), "
+                                  f"got {type(v).__name__} of shape {np.shape(v)}")
     w = 1 if kind == CHANNEL else W_HALF
     sc = 1 if kind == CHANNEL else KAPPA ** 2
     s = k // 2
-    if all(_is_float(v) and v.shape == (n,) for v in (alpha, beta, gamma)):
+    if all(_is_float(v) for v in (alpha, beta, gamma)):
         return _float_factor(n, k, kind, alpha, beta, gamma)
     alpha, beta, gamma = (np.asarray(v, dtype=object) for v in (alpha, beta, gamma))
     if any(isinstance(x, sympy.Basic) for v in (alpha, beta, gamma) for x in v.flat):
@@ -619,7 +625,7 @@ def _const_factor(n: int, D: int, rows_top: np.ndarray, top: tuple, bottom: tupl
     flat = lambda G: np.array([G[0][0], G[0][1], G[1][0], G[1][1]], dtype=dtype)
     on_top = np.asarray(rows_top)[(2 * np.arange(n // 2)) // D]
     Dg = np.where(on_top[:, None], flat(top)[None, :], flat(bottom)[None, :])
-    return ButterflyFactorMatrix(n, 2, Dg.astype(dtype)[:, :, None])
+    return ButterflyFactorMatrix(n, 2, Dg[:, :, None])
 
 
 def _top_rows(R: int, m: int) -> np.ndarray:
@@ -646,7 +652,7 @@ def _routed_pairs(R: int, D: int, m: int) -> np.ndarray:
     """q[r, j/2] = the lower index of the row factor's pair that channel pair (r, j) holds after the exchange."""
     r = np.arange(R)[:, None]
     j = np.arange(0, D, 2)[None, :]
-    top = (r & m) == 0
+    top = _top_rows(R, m)[:, None]
     return np.where(top, r, r - m) * D + np.where(top, j, j + 1)
 
 

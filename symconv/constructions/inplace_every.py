@@ -169,16 +169,16 @@ def split_float(F: ButterflyFactorMatrix) -> tuple:
         k_top, k_bot = np.where(c + 1 != 0, 1, 2), np.where(a + 1 != 0, 1, 2)
         cases = [top & bottom, ~top & bottom, top & ~bottom]
         C = [np.select(cases, [one, c + k_top, a + k_bot], one),
-             np.select(cases, [one, one, one], one),
+             one,
              np.select(cases, [one, -k_top * one, -k_bot * one], -one),
              np.select(cases, [2 * one, e - 1, b - 1], -one)]
-        B = [np.where(cases[0], x, one) for x in (one, s * one, one, t * one)]
+        B = [one, np.where(cases[0], s * one, one), one, np.where(cases[0], t * one, one)]
         A = [np.select(cases, [A_gen[i], fix1 * one, fix2 * one], one)
              for i, (fix1, fix2) in enumerate(zip((1, -1, 1, 0), (2, -1, 1, -1)))]
     parts = [np.stack(blk, axis=1) for blk in (C, B, A)]
-    generic_failed = cases[0] & (t == 0)
+    failed = (cases[0] & (t == 0)).any()
     for part in parts:
-        if generic_failed.any() or not (np.isfinite(part).all() and (part[:, :3] != 0).all()):
+        if failed or not (np.isfinite(part).all() and (part[:, :3] != 0).all()):
             raise HypothesisError("F: the float split into three blocks failed (overflow: entries too large "
                                   "for float64)")
     return tuple(ButterflyFactorMatrix(F.n, F.k, p) for p in parts)
@@ -279,6 +279,8 @@ def integer_factor(n: int, k: int, rng: np.random.Generator, values: Sequence[An
     vals = _checked_values(values)
     require(16 * n, f"n: a butterfly factor of size {n}")
     D = rng.choice(vals, (n // k, 4, k // 2))
+    if not isinstance(patterns, bool):
+        raise HypothesisError(f"patterns: expected True or False, got {patterns!r}")
     if patterns:
         flat = np.transpose(D, (0, 2, 1)).reshape(-1, 4)      # pairs in the order factor, offset
         m = min(len(PATTERNS), len(flat))
@@ -416,6 +418,8 @@ def dyadic_factor(n: int, k: int, D: int, rng: np.random.Generator, patterns: bo
         return dyadic_half_turn_factor(n, rng)
     pool = np.asarray(dyadic_blocks(), dtype=float)
     flat = pool[rng.integers(0, len(pool), (n // k) * (k // 2))]      # pairs in the order factor, offset
+    if not isinstance(patterns, bool):
+        raise HypothesisError(f"patterns: expected True or False, got {patterns!r}")
     if patterns:
         m = min(len(DYADIC_PATTERNS), len(flat))
         flat[:m] = np.asarray(DYADIC_PATTERNS[:m], dtype=float)
