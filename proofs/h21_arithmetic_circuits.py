@@ -196,9 +196,10 @@ def family(name, statement, key_of, n_of, sizes, hypotheses=(), numeric=None, ex
                              "channel blocks for d > 1; against L ≤ 4Δ⌈log₂w⌉ and N' ≤ 4w (w = cut width) see "
                              "bound_table()"),
                 Variant("lean layout", build_lean, numeric=lean_numeric,
-                        note="tight, with consecutive routing stages merged into one stage of at most 3 shifts "
-                             "(shifts no larger than tight's, so the same N') and constants added through the "
-                             "b2 of the layer before: fewer layers, same rows (bench circuits --layout lean)"),
+                        note="tight, with consecutive routing stages merged into one stage (at most 3 shifts when it needs a "
+                             "spread; shifts no larger than tight's, so the same N') and constants added through the "
+                             "b2 of the layer before: no more layers than tight (fewer on most circuits), same rows "
+                             "(bench circuits --layout lean)"),
                 ) + tuple(extra)
     return Claim("H.21", name, statement, sizes, claimed, variants, hypotheses, bounds=bounds)
 

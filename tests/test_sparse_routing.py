@@ -184,9 +184,13 @@ def test_lean_layout_with_more_shifts_trades_rows_for_layers():
 def test_bench_default_layout_is_lean_and_shifts_needs_it():
     import argparse
 
-    from symconv.bench.circuits import signature_ratios
+    from symconv.bench.circuits import add_arguments, signature_ratios
 
-    recs, _ = signature_ratios(argparse.Namespace(max_w=4, layout="lean", shifts=None))
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["--max-w", "4"])     # the bench's own defaults
+    assert args.layout == "lean" and args.shifts is None
+    recs, _ = signature_ratios(args)
     by = {r.name: r for r in recs}
     assert by["L / 4Δ⌈log₂w⌉: random sparse Δ=2, w=7, Δ=2, d=1"].ok is True     # 0.88: met
     assert by["L / 4Δ⌈log₂w⌉: random dense Δ=2, w=4, Δ=2, d=1"].ok is False     # 22 > 16
@@ -206,6 +210,17 @@ def test_lean_layout_keeps_huge_coefficients_exact():
     failure, cc = check(circ, 3, 1, "lean")
     assert failure is None, failure.describe()
     assert cc.stack.signature.L < compile_arithmetic(circ, 3, 1, layout="tight").stack.signature.L
+    # the overflow guard itself: two int64 stages whose products pass 2^63 compose exactly
+    from symconv.constructions.arithmetic import _compose
+
+    K = 4
+    D1 = np.full((K, 1), 2 ** 40, dtype=np.int64)
+    D2 = np.full((K, 1), 3 * 2 ** 40, dtype=np.int64)
+    got = _compose([(0, D1), (1, D1)], [(0, D2), (1, D2)], np.ones((K, 1), bool), K)
+    ref = _compose([(0, D1.astype(object)), (1, D1.astype(object))], [(0, D2.astype(object)), (1, D2.astype(object))],
+                   np.ones((K, 1), bool), K)
+    assert [(k, D.tolist()) for k, D in got] == [(k, D.tolist()) for k, D in ref]
+    assert max(abs(int(v)) for _, D in got for v in D.flat) == 2 * 3 * 2 ** 80
 
 
 def test_lean_layout_numeric_matches_the_circuit():

@@ -48,7 +48,7 @@ def add_arguments(p) -> None:
     p.add_argument("--layout", choices=("lean", "tight", "gapped", "proof"), default="lean",
                    help="compiler layout for the signature ratios (default lean)")
     p.add_argument("--shifts", type=int, default=None,
-                   help="lean layout: the most shifts of a merged routing stage (default 3: tight's N'; "
+                   help="lean layout: the most shifts of a merged routing stage that needs a spread (default 3: tight's N'; "
                         "more: fewer layers on N' <= shifts·(K + S) rows)")
     p.add_argument("--max-w", type=int, default=16, help="widest random circuit of the ratios (default 16)")
     p.add_argument("--plot", metavar="FILE.png", help="draw L, N' and d' ratios against w (matplotlib)")

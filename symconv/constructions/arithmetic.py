@@ -43,10 +43,10 @@ a first multiplication level of same-row pairs is one channel-mix layer).
 ``layout="lean"`` is ``"tight"`` with fewer layers on the same rows: runs of
 consecutive routing stages are merged into one stage (their composition, a
 masked sum of shifts) wherever that saves layers, the grouping chosen by
-dynamic programming, as long as the merged stage has at most 3 shifts and no
-shift above tight's largest (so N' = t·(K + S) is tight's); the coefficient
+dynamic programming, as long as a merged stage that needs a spread has at most
+3 shifts (one that is a single layer, up to 6) and no shift above tight's largest (so N' = t·(K + S) is tight's); the coefficient
 layers fold into the stage before, and constants go into the b2 of the layer
-before.  ``shifts=k > 3`` allows k shifts per merged stage (and any shift):
+before.  ``shifts=k > 3`` allows k shifts per merged stage that needs a spread (and any shift):
 fewer layers again, on N' = t·(K + S) ≤ k·(K + S) rows (t the most terms of
 a merged stage that needs a spread).
 
@@ -120,7 +120,6 @@ class Router:
         self.lean = False     # lean layout: consecutive stages merged (see flush)
         self.merge = 0        # lean layout: the most shifts of a merged stage that needs a spread (0: none)
         self.merge_shift = K  # lean layout: ... and shifts below this (keeps O = K + S, hence N', as without merging)
-        self.fold = False     # lean layout: constants go into the b2 of the layer before
         self._pending: list = []  # lean: stages (terms, label, occupancy before) not yet emitted
         self._fold_at: tuple | None = None  # lean: (layer index, kind, rows a source can reach)
         self.layers: list[Layer] = []
@@ -220,7 +219,6 @@ class Router:
             return
         terms = [(k, self._compact(D)) for k, D in terms]  # integer masks as integer arrays (fast merging)
         if not terms:
-            self.flush()
             self.clear(label)
             return
         self._pending.append((terms, label, self.occ.copy()))
@@ -336,7 +334,7 @@ class Router:
         if not nz.any():
             return
         self.flush()
-        if self.fold and self._fold_into_last(C, nz):
+        if self.lean and self._fold_into_last(C, nz):  # lean: constants go into the b2 of the layer before
             return
         keep = self.occ | nz
         b1 = np.zeros((self.N_int, self.d), dtype=np.int8)
@@ -405,9 +403,7 @@ class Router:
 def _shift_rows(D: np.ndarray, k: int) -> np.ndarray:
     """shift_k(D): row a holds D[a − k] (zero where a − k leaves the frame)."""
     K = D.shape[0]
-    out = np.zeros_like(D)
-    if D.dtype == object:
-        out[...] = 0
+    out = np.zeros_like(D)  # object arrays too: filled with int 0
     if k >= 0:
         out[k:] = D[:K - k]
     else:
@@ -773,8 +769,8 @@ def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool 
 
     ``layout="lean"`` is ``"tight"`` with consecutive routing stages merged
     (:meth:`Router.flush`): a run of stages becomes one stage, its
-    composition, when that has at most ``shifts`` shifts (default 3, the
-    regions a Beneš stage needs anyway) and costs fewer layers; with the
+    composition, when it costs fewer layers and, if it needs a spread, has at most
+    ``shifts`` shifts (default 3, the regions a Beneš stage needs anyway); with the
     default no merged shift exceeds tight's largest, so N' is tight's.
     Constants are added through the b2 of the layer before.  ``shifts=k > 3``
     lifts the shift cap and widens the state to N' = t·(K + S) ≤ k·(K + S)
@@ -843,12 +839,13 @@ def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool 
                 _compile(circuit, n, d, merge_linear, plain, tight=True, fan=fan, up=up)
                 cap = plain.max_shift if shifts <= 3 else K
                 if plain.spreads:  # more than 3 shifts widen the state: N' = shifts·(K + S)
-                    merge = shifts if shifts > 3 else min(shifts, plain.max_terms)
+                    # a stage's shifts are distinct and |k| < K: more than 2K − 1 can never be used
+                    merge = min(shifts, 2 * K - 1) if shifts > 3 else min(shifts, plain.max_terms)
 
             def build(N_int: int | None, offset: int | None = None) -> Router:
                 r = Router(K, d, N_int, offset)
                 r.direct = fan is not None
-                r.lean, r.fold, r.merge, r.merge_shift = lean, lean, merge, cap
+                r.lean, r.merge, r.merge_shift = lean, merge, cap
                 _compile(circuit, n, d, merge_linear, r, tight=True, fan=fan, up=up)
                 if d > 1 and not r.channels_out:
                     _gather_channels(r, n, d)
