@@ -173,19 +173,14 @@ def numeric_for(kind, layout="proof"):
 
 def family(name, statement, key_of, n_of, sizes, hypotheses=(), numeric=None, extra=(), h20_where=None,
            tight_numeric=None, bounds=H21_BOUNDS, lean_numeric=None):
-    def build(s):
-        return instance(key_of(s), n_of(s), s.get("d", 1))
+    def builder(**how):
+        """The variant's instance: the family's circuit compiled with ``how`` (linear=..., layout=...)."""
+        return lambda s: instance(key_of(s), n_of(s), s.get("d", 1), **how)
 
     def claimed(s):
         return claimed_for(build_circuit(key_of(s)), n_of(s), s.get("d", 1))
-    def build_h20(s):
-        return instance(key_of(s), n_of(s), s.get("d", 1), linear="H.20")
-
-    def build_tight(s):
-        return instance(key_of(s), n_of(s), s.get("d", 1), layout="tight")
-
-    def build_lean(s):
-        return instance(key_of(s), n_of(s), s.get("d", 1), layout="lean")
+    build, build_h20 = builder(), builder(linear="H.20")
+    build_tight, build_lean = builder(layout="tight"), builder(layout="lean")
     variants = (Variant("construction", build, note="layered as in the proof; R^ℓ folded into the linear layer",
                         numeric=numeric),
                 Variant("linear layers by Cor. H.20", build_h20,
