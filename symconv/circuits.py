@@ -703,11 +703,22 @@ def layering(circuit: Circuit, merge_linear: bool = False) -> Layering:
         for v in out_form(o).wires():
             last_use[v] = max(last_use[v], last)
     # mul operands that are constants or merged forms must be computed by the preceding linear layer
+    # (wires bucketed by layer index and by first unused layer: one pass, not one per layer)
+    made: dict[int, list[int]] = {}
+    for w in range(W):
+        made.setdefault(idx[w], []).append(w)
+    alive: set[int] = set()  # materialised wires with idx < L and last_use ≥ L
+    born: dict[int, list[int]] = {}
+    for w in materialised:
+        if last_use[w] > idx[w]:
+            born.setdefault(idx[w] + 1, []).append(w)
     layers = []
     for L in range(0, last + 1):
-        avail = [w for w in materialised if idx[w] < L and last_use[w] >= L]
+        alive.update(born.get(L, ()))
+        alive = {w for w in alive if last_use[w] >= L}
+        avail = sorted(alive)
         if L % 2:  # mul layer
-            gates = [w for w in range(W) if idx[w] == L and circuit.gate(w).op == "mul"]
+            gates = [w for w in made.get(L, ()) if circuit.gate(w).op == "mul"]
             if not gates:
                 continue
             pairs = tuple(tuple(circuit.gate(w).args) for w in gates)
@@ -718,18 +729,20 @@ def layering(circuit: Circuit, merge_linear: bool = False) -> Layering:
             # the next mul layer that are not materialised wires, and at the end the outputs
             targets, forms = [], []
             if not merge_linear:
-                for w in range(W):
-                    if idx[w] == L and circuit.gate(w).op == "linear":
+                for w in made.get(L, ()):
+                    if circuit.gate(w).op == "linear":
                         targets.append(w)
                         forms.append(form[w])
-            nxt = [w for w in range(W) if idx[w] == L + 1 and circuit.gate(w).op == "mul"]
+            seen = set(targets)
+            nxt = [w for w in made.get(L + 1, ()) if circuit.gate(w).op == "mul"]
             for w in nxt:
                 for a in circuit.gate(w).args:
-                    if a in targets:
+                    if a in seen:
                         continue
                     g = circuit.gate(a)
                     if g is not None and (g.op == "const" or (merge_linear and g.op == "linear")):
                         targets.append(a)
+                        seen.add(a)
                         forms.append(form[a])
             if L == last:
                 targets = list(circuit.outputs)  # in output order (repeats allowed)

@@ -282,7 +282,8 @@ class Router:
         else:
             self.spreads += 1
             self.max_terms = max(self.max_terms, len(terms))
-            b1 = np.zeros((N_int, self.d), dtype=object)
+            obj = any(D.dtype == object for _, D in terms)  # integer masks stay integer (fast _compact)
+            b1 = np.zeros((N_int, self.d), dtype=object if obj else np.int64)
             b1[...] = 0
             taps = {}
             for t, (k, D) in enumerate(terms):
@@ -388,13 +389,11 @@ class Router:
                 for cc in range(self.d):
                     if cc != c:
                         D_stay[cur[cc], cc] = 1
-                for p, m in zip(before, moved):
-                    if m:
-                        D_move[p + shift, c] = 1
-                    else:
-                        D_stay[p, c] = 1
+                pb, mv = np.asarray(before, dtype=np.int64), np.asarray(moved, dtype=bool)
+                D_move[pb[mv] + shift, c] = 1
+                D_stay[pb[~mv], c] = 1
                 self.stage([(0, D_stay), (shift, D_move)], f"{label}: move by {shift}")
-                cur[c] = [p + shift if m else p for p, m in zip(before, moved)]
+                cur[c] = (pb + shift * mv).tolist()
                 moved_any = True
         if not moved_any:
             self.keep_only(tracked, label)
@@ -826,17 +825,17 @@ def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool 
         fan: dict | None = None
         if layout == "gapped":  # a first pass counts each wire's uses in the route after it is made
             fan = {}
-            _compile(circuit, n, d, merge_linear, _Planner(1), tight=True, record=fan)
+            _compile(circuit, n, d, merge_linear, _Planner(1), tight=True, record=fan, lay=lay)
         best = None
         for up in (False, True):  # in-place products on the lower or (tap −T) the upper operand's row
             planner = _Planner(1)
-            K = max(_compile(circuit, n, d, merge_linear, planner, tight=True, fan=fan, up=up))
+            K = max(_compile(circuit, n, d, merge_linear, planner, tight=True, fan=fan, up=up, lay=lay))
             if up and not planner.in_place:
                 break
             cap, merge, plain = K, 0, None
             if lean:  # merged stages keep the tight layout's largest shift and spread regions (same N')
                 plain = Router(K, d)
-                _compile(circuit, n, d, merge_linear, plain, tight=True, fan=fan, up=up)
+                _compile(circuit, n, d, merge_linear, plain, tight=True, fan=fan, up=up, lay=lay)
                 cap = plain.max_shift if shifts <= 3 else K
                 if plain.spreads:  # more than 3 shifts widen the state: N' = shifts·(K + S)
                     # a stage's shifts are distinct and |k| < K: more than 2K − 1 can never be used
@@ -846,7 +845,7 @@ def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool 
                 r = Router(K, d, N_int, offset)
                 r.direct = fan is not None
                 r.lean, r.merge, r.merge_shift = lean, merge, cap
-                _compile(circuit, n, d, merge_linear, r, tight=True, fan=fan, up=up)
+                _compile(circuit, n, d, merge_linear, r, tight=True, fan=fan, up=up, lay=lay)
                 if d > 1 and not r.channels_out:
                     _gather_channels(r, n, d)
                 r.flush()
@@ -878,16 +877,16 @@ def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool 
         return CompiledCircuit(circuit, stack, n, d, K, lay.L_C, tuple(l.kind for l in lay.layers),
                                {"linear": linear, "layout": layout, "spread stages": backend.spreads})
     if linear == "routing":
-        K = _pow2(max(_compile(circuit, n, d, merge_linear, _Planner(1))))
+        K = _pow2(max(_compile(circuit, n, d, merge_linear, _Planner(1), lay=lay)))
         backend: Any = Router(K, d)
-        _compile(circuit, n, d, merge_linear, backend)
+        _compile(circuit, n, d, merge_linear, backend, lay=lay)
         if d > 1:
             _gather_output(backend, n, d)
         stack = Stack(n, d, tuple(backend.layers), backend.N_int, d, name=f"H.21({circuit.name or 'circuit'})")
     else:
-        rows = -(-max(_compile(circuit, n, d, merge_linear, _Planner(d))) // d)
+        rows = -(-max(_compile(circuit, n, d, merge_linear, _Planner(d), lay=lay)) // d)
         backend = _H20(max(rows, n), n, d)
-        _compile(circuit, n, d, merge_linear, backend)
+        _compile(circuit, n, d, merge_linear, backend, lay=lay)
         stack = backend.stack(f"H.21 via H.20({circuit.name or 'circuit'})")
         K = backend.F
     return CompiledCircuit(circuit, stack, n, d, K, lay.L_C, tuple(l.kind for l in lay.layers),
@@ -977,14 +976,16 @@ def _exact(M: np.ndarray) -> np.ndarray:
 
 
 def _compile(circuit: Circuit, n: int, d: int, merge_linear: bool, R: Any, tight: bool = False,
-             fan: dict | None = None, record: dict | None = None, up: bool = False) -> list:
+             fan: dict | None = None, record: dict | None = None, up: bool = False, lay: Any = None) -> list:
     """Walk the layering, calling the backend R for every linear and multiplication step.
 
     Positions are indices of the wire vector: rows of channel 0 for the
     routing backend (unit 1), row-major indices of the F×d frame for H.20
-    (unit d).  Returns the extents the steps need.
+    (unit d).  Returns the extents the steps need.  ``lay``: the circuit's layering when the
+    caller has it (compile_arithmetic walks one circuit several times).
     """
-    lay = layering(circuit, merge_linear)
+    if lay is None:
+        lay = layering(circuit, merge_linear)
     u_ = R.unit
     need = [n * d, len(circuit.outputs), 2]
     pos = {w: w for w in range(circuit.n_inputs)}  # x[k] sits at index k
@@ -1297,14 +1298,12 @@ def _benes_stage(R: Any, k: int, cross: np.ndarray) -> list:
     stay = np.zeros((R.K, R.d), dtype=np.int8)
     up = np.zeros((R.K, R.d), dtype=np.int8)
     dn = np.zeros((R.K, R.d), dtype=np.int8)
-    for sw, x in enumerate(cross.tolist()):
-        blk, j = divmod(sw, h)
-        a = blk * k + j
-        if x:
-            up[a, 0] = 1        # a receives y[a + h]
-            dn[a + h, 0] = 1    # a + h receives y[a]
-        else:
-            stay[a, 0] = stay[a + h, 0] = 1
+    sw = np.arange(len(cross))
+    a = (sw // h) * k + sw % h  # the upper row of each switch
+    x = np.asarray(cross) != 0
+    up[a[x], 0] = 1          # a receives y[a + h]
+    dn[a[x] + h, 0] = 1      # a + h receives y[a]
+    stay[a[~x], 0] = stay[a[~x] + h, 0] = 1
     return [(0, stay), (-h, up), (h, dn)]
 
 def _top_row(f: Affine, pos: dict) -> float:

@@ -24,6 +24,7 @@ one, weighted by its entries.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Sequence
 
 import numpy as np
@@ -52,10 +53,19 @@ def benes_switches(perm: Any) -> list[tuple[int, np.ndarray]]:
     [(2, [1])]
     """
     perm = _check_perm(perm)
+    return [(k, c.copy()) for k, c in _switches(perm.tobytes())]
+
+
+@lru_cache(maxsize=16)
+def _switches(perm_bytes: bytes) -> tuple:
+    """benes_switches on a checked int64 permutation given as bytes (cached: the H.21 compiler
+    routes the same permutation in several passes).  Plain Python lists: the looping walk takes
+    one entry at a time, where numpy's per-call cost dominates."""
+    perm = np.frombuffer(perm_bytes, dtype=np.int64).tolist()
     P = len(perm)
     p = log2(P)
     ks = [P >> t for t in range(p)] + [P >> t for t in range(p - 2, -1, -1)]
-    stages = [np.zeros(P // 2, dtype=np.int64) for _ in ks]
+    stages = [[0] * (P // 2) for _ in ks]
     # work list: (depth, base, local permutation)
     work = [(0, 0, perm)]
     while work:
@@ -65,9 +75,10 @@ def benes_switches(perm: Any) -> list[tuple[int, np.ndarray]]:
             stages[p - 1][base // 2] = int(src[0] == 1)
             continue
         h = m // 2
-        inv = np.empty(m, dtype=np.int64)
-        inv[src] = np.arange(m)
-        t = np.full(m, -1, dtype=np.int64)
+        inv = [0] * m
+        for o, a in enumerate(src):
+            inv[a] = o
+        t = [-1] * m
         for start in range(m):
             a = start
             while t[a] == -1:
@@ -78,13 +89,21 @@ def benes_switches(perm: Any) -> list[tuple[int, np.ndarray]]:
         first, last = stages[depth], stages[len(ks) - 1 - depth]
         off = base // 2  # switch index of this block's first switch
         first[off:off + h] = t[:h]                      # cross when input r goes to the bottom half
-        top_is_src = t[src[:h]] == 0                      # output o's input travels through the top half
-        last[off:off + h] = (~top_is_src).astype(np.int64)
-        a_top = np.where(top_is_src, src[:h], src[h:])
-        a_bot = np.where(top_is_src, src[h:], src[:h])
-        work.append((depth + 1, base, a_top % h))
-        work.append((depth + 1, base + h, a_bot % h))
-    return list(zip(ks, stages))
+        a_top, a_bot = [], []
+        for o in range(h):
+            top_is_src = t[src[o]] == 0                 # output o's input travels through the top half
+            last[off + o] = 0 if top_is_src else 1
+            lo, hi = (src[o], src[o + h]) if top_is_src else (src[o + h], src[o])
+            a_top.append(lo % h)
+            a_bot.append(hi % h)
+        work.append((depth + 1, base, a_top))
+        work.append((depth + 1, base + h, a_bot))
+    out = []
+    for k, c in zip(ks, stages):
+        arr = np.array(c, dtype=np.int64)
+        arr.setflags(write=False)
+        out.append((k, arr))
+    return tuple(out)
 
 
 def switch_factor(P: int, k: int, cross: np.ndarray, dtype: Any = np.int64) -> ButterflyFactorMatrix:
