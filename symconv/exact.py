@@ -1135,6 +1135,28 @@ def convolve_mod(x: np.ndarray, h: np.ndarray, p: int, mode: str = "causal", met
     return out
 
 
+def conv_paths(stack: Stack, p: int = PRIME, method: str = "auto") -> str:
+    """How :func:`run_mod` convolves ``stack``'s channels with ``method``: for ``fft``, how many of
+    the layers' non-zero channel filters go by shifted sums (at most :data:`DIRECT_TAPS` non-zero
+    taps mod p) and how many by limb FFTs.
+
+    >>> from symconv.constructions.sums import add_n
+    >>> conv_paths(add_n(2, 4))
+    'fft: 2 of 2 channel filters by shifted sums (≤ 24 non-zero taps), 0 by limb FFTs'
+    """
+    method = resolve_method(method)
+    if method != "fft":
+        return method
+    few = many = 0
+    for i, layer in enumerate(stack.layers):
+        taps = np.count_nonzero(to_field(layer.h, p, f"layers[{i}].h"), axis=0)
+        taps = np.broadcast_to(taps, (stack.d_int,))
+        many += int(np.count_nonzero(taps > DIRECT_TAPS))
+        few += int(np.count_nonzero((taps > 0) & (taps <= DIRECT_TAPS)))
+    return (f"fft: {few} of {few + many} channel filters by shifted sums (≤ {DIRECT_TAPS} non-zero taps), "
+            f"{many} by limb FFTs")
+
+
 def _matmul_mod(WT: np.ndarray, z: np.ndarray, p: int) -> np.ndarray:
     """(WT @ z) mod p: :func:`_field_matmul`, which splits the small WT into limbs (one block:
     ``run_mod`` refuses d' ≥ 2^15)."""
@@ -1225,6 +1247,7 @@ class ExactReport:
     trials: int
     method: str
     seconds: float
+    paths: str = ""  #: how the convolutions ran (:func:`conv_paths`), e.g. shifted sums vs limb FFTs
 
     @property
     def error_probability(self) -> float | None:
@@ -1242,7 +1265,7 @@ class ExactReport:
         head = "agrees mod p" if self.holds else (
             f"{self.mismatches} mismatch(es) mod p; first at (batch, row, channel) = {self.first}: "
             f"got {self.got}, expected {self.expected}")
-        return f"{head}; {sz} [{self.method}]"
+        return f"{head}; {sz} [{self.paths or self.method}]"
 
 
 def _reference_mod(reference: Callable[[Any], Any], u: np.ndarray, p: int) -> np.ndarray:
@@ -1300,4 +1323,4 @@ def check(stack: Stack, reference: Callable[[Any], Any], batch: int = 1, p: int 
             got_v, exp_v = int(got[first]), int(expected[first])
     degree = None if rdeg is None else max(sdeg, rdeg, 1)
     return ExactReport(mismatches == 0, mismatches, first, got_v, exp_v, p, degree, sdeg, rdeg,
-                       trials, method, round(time.perf_counter() - t0, 3))
+                       trials, method, round(time.perf_counter() - t0, 3), conv_paths(stack, p, method))

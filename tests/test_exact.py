@@ -324,3 +324,19 @@ def test_huge_modular_run_is_refused_before_allocating():
         exact.run_mod(st, np.ones((2, 1), dtype=np.int64), budget="1MiB")
     with pytest.raises(HypothesisError, match=r"batch: exact check mod p.*over the memory budget"):
         exact.check(st, lambda u: u, budget="1MiB")
+
+
+def test_report_names_how_the_convolutions_ran():
+    # one layer: channel 0 a dense filter (30 non-zero taps), channel 1 a shift (one tap), channel 2 none
+    N, d = 40, 3
+    h = np.zeros((N, d), dtype=np.int64)
+    h[:30, 0] = np.arange(1, 31)
+    h[3, 1] = 1
+    h[5, 2] = P  # zero mod p: no filter at all
+    st = Stack(N, d, (Layer(W=np.zeros((d, d), dtype=np.int64), h=h, b1=np.ones((1, 1), dtype=np.int64),
+                            b2=np.zeros((1, 1), dtype=np.int64)),), N, d)
+    assert exact.conv_paths(st, P, "fft") == (
+        f"fft: 1 of 2 channel filters by shifted sums (≤ {exact.DIRECT_TAPS} non-zero taps), 1 by limb FFTs")
+    assert exact.conv_paths(st, P, "ntt") == "ntt"
+    rep = exact.check(st, lambda u: u * 0, 1, P)  # a wrong reference: the report still says how it ran
+    assert not rep.holds and rep.paths.startswith("fft: 1 of 2") and rep.paths in rep.describe()
