@@ -45,7 +45,8 @@ from symconv.sweep import Cap
 from symconv.blocks import from_array
 from symconv.certificates import Bound
 from symconv.certificates.bounds import last_point
-from symconv.certificates.standard import also, both, composition, degree, dimension, largest, not_identity, where
+from symconv.certificates.standard import (also, both, composition, degree, dimension, largest, not_identity,
+                                           two_layers, where)
 from symconv.claims import NumericCase
 from symconv.constructions.arithmetic import compile_arithmetic
 from symconv.retnet import (parameter_count, printed_lines, recurrence, recurrence_numeric, retnet_circuit,
@@ -141,11 +142,14 @@ LINES = ("z0 line 1", "z0 line 2", "z0 line 3", "z0 line 4", "z1 line 1", "z1 li
 # counted as L·(d'² + 3N'd'); the RetNet family's dimension is ≥ d² for all N, d (a linear subfamily).
 H22_BOUNDS = (
     Bound("L", "O(N log d)", claimed=lambda z: z["N"] * max(1, math.ceil(math.log2(max(z["d"], 2)))), big_o=True,
-          certificates=both(not_identity, degree, composition), at=also(last_point, where(d=1)), expect="met up to c",
+          certificates=both(not_identity, degree, composition, two_layers),
+          at=also(last_point, where(d=1), largest("d")),
+          expect="met up to c",
           note="log d read as max(1, ⌈log₂ d⌉); literally O(N log 1) = 0 layers at d = 1, refuted there by "
                "the degree certificate (degree 3 needs 2 layers with W ≠ 0); at d = 1 row 0 has degree 3, so no "
                "causal model with d' = d = 1 computes it (composition): the compiled route uses circular layers, "
-               "the direct route d' = 2"),
+               "the direct route d' = 2; for d ≥ 2 and weights where no u[0, c] divides row 0's channel c, no "
+               "two-layer model of any N', d' computes it (factorization: L ≥ 3)"),
     Bound("parameters", "O(Nd)", claimed=lambda z: z["N"] * z["d"], big_o=True,
           certificates=dimension("retnet", lambda z: {"N": z["N"], "d": z["d"]},
                                  formula="dim ≥ d² for every N, d ≥ 1: with W_A = W_C = I and γ = 0 the first "

@@ -8,6 +8,9 @@ recomputes the result and raises :class:`CertificateError` when it differs):
 * :class:`DegreeCertificate` (layers with W ≠ 0 a target of degree k needs);
 * :class:`CompositionCertificate` (no causal stack with d' = 1 reaches a degree
   that is not a power of two in row 0);
+* :class:`TwoLayerCertificate` (no two-layer model of any N', d' computes a target
+  whose row-0 channels are homogeneous cubics or quartics not divisible by their own
+  input coordinate: L ≥ 3);
 * :class:`DimensionCertificate` (Jacobian rank of a family: parameters, and
   layers at a given state size, any parametrisation needs);
 * :class:`LeastSignatureCertificate` (no one-layer model, by a Gröbner basis);
@@ -30,6 +33,7 @@ from .composition import CompositionCertificate, row0_degree
 from .degree import DegreeCertificate, line_degree, stack_line_degree
 from .dependency import CausalCertificate, ReachCertificate, required_pattern
 from .dimension import FAMILIES, DimensionCertificate, Jet, family_rank, layer_params, rank_mod
+from .factor import TwoLayerCertificate, row0_polys
 from .inplace import WOnlyInPlaceCertificate
 from .least import LeastSignatureCertificate
 
@@ -37,4 +41,5 @@ __all__ = ["KINDS", "QUANTITIES", "VERDICTS", "Bound", "BoundPoint", "BoundResul
            "CertificateError", "CompositionCertificate", "DegreeCertificate", "DimensionCertificate", "FAMILIES", "Jet",
            "LeastSignatureCertificate", "ReachCertificate", "TrivialCertificate", "assess", "describe",
            "family_rank", "first_point", "last_point", "layer_params", "line_degree", "log2_ceil", "model_params",
-           "rank_mod", "required_pattern", "row0_degree", "stack_line_degree", "summarise", "WOnlyInPlaceCertificate"]
+           "rank_mod", "required_pattern", "row0_degree", "row0_polys", "stack_line_degree", "summarise",
+           "TwoLayerCertificate", "WOnlyInPlaceCertificate"]

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 from ..model import HypothesisError
 
-KINDS = ("trivial", "dependency", "degree", "composition", "dimension", "least signature", "algebraic")
+KINDS = ("trivial", "dependency", "degree", "composition", "factorization", "dimension", "least signature",
+         "algebraic")
 QUANTITIES = ("L", "general layers", "N'", "d'", "parameters")
 
 

@@ -387,7 +387,7 @@ def signature_points(points: Sequence[tuple], holds: bool) -> list:
     return out
 
 
-UNIVERSAL = ("trivial", "degree")
+UNIVERSAL = ("trivial", "degree", "factorization")
 
 
 def _universal(cert: Any, quantity: str) -> bool:

@@ -21,6 +21,7 @@ from .composition import CompositionCertificate
 from .degree import DegreeCertificate
 from .dependency import CausalCertificate, required_pattern
 from .dimension import DimensionCertificate
+from .factor import TwoLayerCertificate
 from .least import LeastSignatureCertificate
 
 
@@ -64,6 +65,18 @@ def composition(sizes: Mapping[str, int], instance: Callable[[], Any]) -> tuple:
     inst = instance()
     try:
         return (CompositionCertificate.of(inst.input, inst.expected, stack=inst.stack),)
+    except HypothesisError:
+        return ()
+
+
+def two_layers(sizes: Mapping[str, int], instance: Callable[[], Any]) -> tuple:
+    """L ≥ 3 by :class:`TwoLayerCertificate` where it applies: every channel of row 0 (rows ≥ 1 of u zero)
+    homogeneous of degree 3 or 4 and not divisible by its own input coordinate (nothing otherwise)."""
+    from ..model import HypothesisError
+
+    inst = instance()
+    try:
+        return (TwoLayerCertificate.of(inst.input, inst.expected, stack=inst.stack),)
     except HypothesisError:
         return ()
 
