@@ -10,7 +10,7 @@ from symconv.circuits import (Circuit, CircuitBuilder, Gate, det3_circuit, evalu
                               evaluate_ring, from_polynomials, horner_circuit, layering, matmul_circuit,
                               product_circuit, random_circuit)
 from symconv.claims import Instance, check_instance
-from symconv.constructions.arithmetic import _plan, compile_arithmetic
+from symconv.constructions.arithmetic import _move_plan, compile_arithmetic
 from symconv.model import HypothesisError
 from symconv.numeric import run
 from symconv.symbolic import make_ring
@@ -110,7 +110,7 @@ def test_routing_plans_never_collide():
         src = sorted(rng.sample(range(K), k))
         dst = sorted(rng.sample(range(K), k))
         pos = list(src)
-        for shift, before, moved in _plan(src, dst):
+        for shift, before, moved in _move_plan(src, dst):
             assert before == pos
             pos = [p + shift if m else p for p, m in zip(before, moved)]
             assert len(set(pos)) == len(pos) and min(pos) >= 0

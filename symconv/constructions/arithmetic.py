@@ -383,7 +383,7 @@ class Router:
             tracked[list(s_), c] = True
         moved_any = False
         for c in range(self.d):
-            for shift, before, moved in _plan(src[c], dst[c]):
+            for shift, before, moved in _move_plan(src[c], dst[c]):
                 D_stay = np.zeros((self.K, self.d), dtype=np.int8)
                 D_move = np.zeros((self.K, self.d), dtype=np.int8)
                 for cc in range(self.d):
@@ -454,7 +454,7 @@ def _simulate(src: list[int], offsets: list[int], bits: list[int], sign: int) ->
     return plan
 
 
-def _plan(src: Sequence[int], dst: Sequence[int]) -> list:
+def _move_plan(src: Sequence[int], dst: Sequence[int]) -> list:
     """Stages (shift, positions before, moved flags) taking src to dst, order kept, no collisions."""
     src, dst = list(src), list(dst)
     if len(src) != len(dst):
