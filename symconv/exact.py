@@ -1074,6 +1074,11 @@ def resolve_method(method: str) -> str:
 DIRECT_TAPS = 24
 
 
+def _by_shifts(h: np.ndarray) -> np.ndarray:
+    """Which channels (rows of h, residues) the ``fft`` method convolves by shifted sums."""
+    return np.count_nonzero(h, axis=-1) <= DIRECT_TAPS
+
+
 def _conv_direct(x: np.ndarray, h: np.ndarray, p: int, mode: str) -> np.ndarray:
     """Per-channel convolution mod p by shifted sums over the non-zero taps (exact in int64:
     each product of residues is below 2^62).
@@ -1113,8 +1118,7 @@ def convolve_mod(x: np.ndarray, h: np.ndarray, p: int, mode: str = "causal", met
     if h.shape[-1] > N:
         raise HypothesisError(f"h: filter length {h.shape[-1]} exceeds N' = {N}")
     if method == "fft":
-        taps = np.count_nonzero(h, axis=-1)
-        few = taps <= DIRECT_TAPS
+        few = _by_shifts(h)
         if np.any(few):  # the shifted sums need int64 residues in [0, p): reduce whatever came in
             x, h = (a % p if a.dtype == np.int64 else to_field(a, p, name) for a, name in ((x, "x"), (h, "h")))
         if np.all(few):
@@ -1149,10 +1153,11 @@ def conv_paths(stack: Stack, p: int = PRIME, method: str = "auto") -> str:
         return method
     few = many = 0
     for i, layer in enumerate(stack.layers):
-        taps = np.count_nonzero(to_field(layer.h, p, f"layers[{i}].h"), axis=0)
-        taps = np.broadcast_to(taps, (stack.d_int,))
-        many += int(np.count_nonzero(taps > DIRECT_TAPS))
-        few += int(np.count_nonzero((taps > 0) & (taps <= DIRECT_TAPS)))
+        hT = to_field(layer.h, p, f"layers[{i}].h").T
+        hT = np.broadcast_to(hT, (stack.d_int, hT.shape[-1]))
+        shifts = _by_shifts(hT)
+        many += int(np.count_nonzero(~shifts))
+        few += int(np.count_nonzero(shifts & np.any(hT, axis=-1)))
     return (f"fft: {few} of {few + many} channel filters by shifted sums (≤ {DIRECT_TAPS} non-zero taps), "
             f"{many} by limb FFTs")
 

@@ -327,12 +327,13 @@ def test_huge_modular_run_is_refused_before_allocating():
 
 
 def test_report_names_how_the_convolutions_ran():
-    # one layer: channel 0 a dense filter (30 non-zero taps), channel 1 a shift (one tap), channel 2 none
+    # one layer: channel 0 a filter of DIRECT_TAPS + 1 non-zero taps, channel 1 one of exactly DIRECT_TAPS
+    # (the threshold), channel 2 none (its one entry is zero mod p)
     N, d = 40, 3
     h = np.zeros((N, d), dtype=np.int64)
-    h[:30, 0] = np.arange(1, 31)
-    h[3, 1] = 1
-    h[5, 2] = P  # zero mod p: no filter at all
+    h[:exact.DIRECT_TAPS + 1, 0] = np.arange(1, exact.DIRECT_TAPS + 2)
+    h[:exact.DIRECT_TAPS, 1] = 1
+    h[5, 2] = P
     st = Stack(N, d, (Layer(W=np.zeros((d, d), dtype=np.int64), h=h, b1=np.ones((1, 1), dtype=np.int64),
                             b2=np.zeros((1, 1), dtype=np.int64)),), N, d)
     assert exact.conv_paths(st, P, "fft") == (

@@ -31,26 +31,29 @@ def _layer(rng, Ni, di, mode, biases):
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 10 ** 6), d=st.integers(2, 3), extra=st.integers(0, 2), Ni=st.integers(1, 3),
+@given(seed=st.integers(0, 10 ** 6), d=st.integers(2, 3), extra=st.integers(0, 2), N=st.integers(1, 2),
+       more=st.integers(0, 1),
        modes=st.sampled_from([("causal", "causal"), ("circular", "circular"), ("causal", "circular"),
                               ("circular", "causal")]),
        biases=st.sampled_from(["none", "below row 0", "all"]))
-def test_never_issued_for_what_a_two_layer_stack_computes(seed, d, extra, Ni, modes, biases):
+def test_never_issued_for_what_a_two_layer_stack_computes(seed, d, extra, N, more, modes, biases):
     # the theorem behind the certificate: whatever two layers compute, the certificate refuses it
+    # (N = 2: the certificate sets row 1 of the input to 0 itself)
     rng = np.random.default_rng(seed)
-    di = d + extra
-    stack = Stack(1, d, tuple(_layer(rng, Ni, di, m, biases) for m in modes), Ni, di)
-    u = sym("u", 1, d)
+    di, Ni = d + extra, N + more
+    stack = Stack(N, d, tuple(_layer(rng, Ni, di, m, biases) for m in modes), Ni, di)
+    u = sym("u", N, d)
     out = evaluate(stack, u)
     with pytest.raises(HypothesisError, match="does not apply"):
         TwoLayerCertificate.of(u, out)
 
 
-def test_three_layers_compute_the_retnet_row_at_n_1_so_the_bound_is_tight_there():
+@pytest.mark.parametrize("d, seed", [(2, 0), (3, 1)])
+def test_three_layers_compute_the_retnet_row_at_n_1_so_the_bound_is_tight_there(d, seed):
     # y_j = (C·A)·V_j at N = 1 in three layers (d' = 2d): the quadratic form as Σ_c (u·M)_c·u_c, V beside it;
     # then q·V_j; then moved to channel j.  The certificate proves no two layers do it for these weights.
-    d = 2
-    WA, WC, WV = (np.array(w, dtype=object) for w in ([[1, 2], [3, 1]], [[2, 1], [1, 3]], [[1, 1], [2, 1]]))
+    rng = np.random.default_rng(seed)
+    WA, WC, WV = (np.array(rng.integers(1, 4, size=(d, d)).tolist(), dtype=object) for _ in range(3))
     M = WC.dot(WA.T)  # q(u) = u·M·uᵀ = (u·W_C)·(u·W_A)
     D = 2 * d
     W1 = np.zeros((D, D), dtype=object)
@@ -94,6 +97,29 @@ def test_issued_for_the_direct_retnet_claim_and_rechecked():
     one = H.build_direct({"N": 2, "d": 1})
     with pytest.raises(HypothesisError, match="d = 1"):
         TwoLayerCertificate.of(one.input, one.expected)
+
+
+@pytest.mark.parametrize("d", [2, 3, 4, 5, 6])
+def test_every_width_d_at_least_2_has_a_retnet_member_that_needs_three_layers(d):
+    # W_A = W_C = I, W_V = all ones: row 0 is y_c = |u|²·Σ_m u_m, homogeneous cubic, and at u_c = 0 it is
+    # (Σ_{m≠c} u_m²)(Σ_{m≠c} u_m) ≠ 0 for d ≥ 2, so no u_c divides y_c
+    u = sym("u", 1, d)
+    x = list(u.entries[0])
+    y = sum(v * v for v in x) * sum(x)
+    cert = TwoLayerCertificate.of(u, Block(np.array([[y] * d], dtype=object))).check()
+    assert cert.lower == 3 and cert.degrees == (3,) * d
+
+
+def test_refuses_tied_or_malformed_inputs():
+    x, y = sympy.symbols("x y")
+    tied = Block(np.array([[x, y], [x, y]], dtype=object))  # rows ≥ 1 are not free: they repeat row 0
+    with pytest.raises(HypothesisError, match="must not depend on row 0"):
+        TwoLayerCertificate.of(tied, Block(np.array([[(x + y) ** 3] * 2, [0, 0]], dtype=object)))
+    with pytest.raises(HypothesisError, match="distinct symbols"):
+        TwoLayerCertificate.of(Block(np.array([[x, x]], dtype=object)), Block(np.array([[x ** 3, x ** 3]], dtype=object)))
+    with pytest.raises(HypothesisError, match="not a polynomial over ℚ"):
+        TwoLayerCertificate.of(Block(np.array([[x, y]], dtype=object)),
+                               Block(np.array([[y ** 3 + x * x * y, x ** 3 + sympy.sqrt(2) * y ** 3]], dtype=object)))
 
 
 def test_refuses_targets_outside_the_argument():

@@ -14,7 +14,8 @@ Then G_c, H_c are homogeneous (factors of a homogeneous polynomial are), and
 if s_c were not affine (a_c ≠ 0 and g_c ≠ 0), H_c would be either a multiple of
 u₀[c] (when it does not use s_c) or contain the quadratic part of s_c, which is
 a multiple of u₀[c], so H_c = that part; either way u₀[c] divides y_c, a
-contradiction.  (H_c constant would leave G_c of degree ≥ 3 > 2.)  So every
+contradiction.  (H_c constant would leave G_c of degree ≥ 3 > 2; G_c or H_c constant at
+the top level is the same case.  A model with L ≤ 1 has degree ≤ 2.)  So every
 s_c with c < d is affine, and channels c ≥ d are affine anyway (their
 convolution reads zeros).  Then G_c and H_c are affine and y_c has degree
 ≤ 2: no two-layer model computes the target, so L ≥ 3.
@@ -55,12 +56,15 @@ def row0_polys(inp: Block, expected: Block, values: tuple) -> list:
     """
     if inp.entries.size == 0 or expected.entries.size == 0:
         raise HypothesisError("input, expected: the target has no entries")
-    if expected.d < inp.d:
-        raise HypothesisError(f"expected: {expected.d} channels, fewer than the input's {inp.d}")
+    if expected.d != inp.d:
+        raise HypothesisError(f"expected: {expected.d} channels, but the model's output has the input's d = {inp.d}")
     gens = list(inp.entries[0, :])
-    if not all(getattr(g, "is_Symbol", False) for g in gens):
-        raise HypothesisError("input[0, :]: must be symbols")
+    if not all(getattr(g, "is_Symbol", False) for g in gens) or len(set(gens)) != len(gens):
+        raise HypothesisError("input[0, :]: must be distinct symbols")
     sub: dict = {s: 0 for s in inp.free_symbols() if s not in gens}
+    for (r, c), x in np.ndenumerate(inp.entries[1:]):  # the argument needs rows ≥ 1 of the input zero
+        if sympy.sympify(x, strict=True).xreplace(sub) != 0:
+            raise HypothesisError(f"input[{r + 1}, {c}]: must not depend on row 0 (rows ≥ 1 are set to 0)")
     by_name = dict(values)
     out = []
     for c in range(inp.d):
@@ -69,7 +73,10 @@ def row0_polys(inp: Block, expected: Block, values: tuple) -> list:
         extra = e.free_symbols - set(gens)
         if extra:
             raise HypothesisError(f"expected[0, {c}]: symbols {sorted(map(str, extra))} have no recorded value")
-        out.append(sympy.Poly(sympy.expand(e), *gens, domain="QQ"))
+        try:
+            out.append(sympy.Poly(sympy.expand(e), *gens, domain="QQ"))
+        except (sympy.PolynomialError, sympy.CoercionFailed, ValueError) as err:
+            raise HypothesisError(f"expected[0, {c}]: not a polynomial over ℚ in u[0, :] ({err})") from None
     return out
 
 

@@ -124,6 +124,15 @@ class Router:
         self._fold_at: tuple | None = None  # lean: (layer index, kind, rows a source can reach)
         self.layers: list[Layer] = []
         self.occ = np.zeros((K, d), dtype=bool)
+        self.switch_cache: dict = {}  # Beneš settings by permutation; compile_arithmetic shares one across passes
+
+    def switches(self, perm: np.ndarray) -> list:
+        """:func:`benes_switches` of ``perm``, remembered in ``switch_cache`` (one compile routes the same
+        permutations in several passes)."""
+        key = perm.tobytes()
+        if key not in self.switch_cache:
+            self.switch_cache[key] = benes_switches(perm)
+        return self.switch_cache[key]
 
     def emit(self, layer: Layer) -> None:
         """Append a layer built outside the stage machinery (the pending stage goes first)."""
@@ -597,7 +606,7 @@ def route_affine(R: Router, pos: dict, targets: Sequence[tuple[int, Affine]], la
     perm[row] = [crow[r] for r in by_tgt]
     perm[perm < 0] = sorted(set(range(P)) - set(crow))
     if not np.array_equal(perm, np.arange(P)):
-        for k, cross in benes_switches(perm):
+        for k, cross in R.switches(perm):
             if cross.any():
                 R.stage(_benes_stage(R, k, cross), f"{label}: Beneš stage k={k}")
     # 3. scale by the coefficients
@@ -666,7 +675,7 @@ def _tight_tail(R: Router, by_src: list, nE: int, label: str) -> None:
     ones = all(isinstance(c, (int, Fraction)) and c == 1 for _, r in out_pos for c in [by_src[r][2]])
     stages = []
     if not np.array_equal(perm, np.arange(P)):
-        for k, cross in benes_switches(perm):
+        for k, cross in R.switches(perm):
             if cross.any():
                 stages.append((k, _benes_stage(R, k, cross)))
     if stages and not ones:  # the last stage puts every copy in its row: scale it there
@@ -827,6 +836,7 @@ def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool 
             fan = {}
             _compile(circuit, n, d, merge_linear, _Planner(1), tight=True, record=fan, lay=lay)
         best = None
+        switch_cache: dict = {}  # Beneš settings, shared by this call's passes (freed with it)
         for up in (False, True):  # in-place products on the lower or (tap −T) the upper operand's row
             planner = _Planner(1)
             K = max(_compile(circuit, n, d, merge_linear, planner, tight=True, fan=fan, up=up, lay=lay))
@@ -835,6 +845,7 @@ def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool 
             cap, merge, plain = K, 0, None
             if lean:  # merged stages keep the tight layout's largest shift and spread regions (same N')
                 plain = Router(K, d)
+                plain.switch_cache = switch_cache
                 _compile(circuit, n, d, merge_linear, plain, tight=True, fan=fan, up=up, lay=lay)
                 cap = plain.max_shift if shifts <= 3 else K
                 if plain.spreads:  # more than 3 shifts widen the state: N' = shifts·(K + S)
@@ -843,6 +854,7 @@ def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool 
 
             def build(N_int: int | None, offset: int | None = None) -> Router:
                 r = Router(K, d, N_int, offset)
+                r.switch_cache = switch_cache
                 r.direct = fan is not None
                 r.lean, r.merge, r.merge_shift = lean, merge, cap
                 _compile(circuit, n, d, merge_linear, r, tight=True, fan=fan, up=up, lay=lay)

@@ -24,7 +24,6 @@ one, weighted by its entries.
 """
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any, Sequence
 
 import numpy as np
@@ -52,16 +51,13 @@ def benes_switches(perm: Any) -> list[tuple[int, np.ndarray]]:
     >>> [(k, c.tolist()) for k, c in benes_switches([1, 0])]
     [(2, [1])]
     """
-    perm = _check_perm(perm)
-    return [(k, c.copy()) for k, c in _switches(perm.tobytes())]
+    return _switches(_check_perm(perm).tolist())
 
 
-@lru_cache(maxsize=16)
-def _switches(perm_bytes: bytes) -> tuple:
-    """benes_switches on a checked int64 permutation given as bytes (cached: the H.21 compiler
-    routes the same permutation in several passes).  Plain Python lists: the looping walk takes
-    one entry at a time, where numpy's per-call cost dominates."""
-    perm = np.frombuffer(perm_bytes, dtype=np.int64).tolist()
+def _switches(perm: list) -> list:
+    """benes_switches on a checked permutation as a list.  Plain Python lists: the looping walk
+    takes one entry at a time, where numpy's per-call cost dominates."""
+
     P = len(perm)
     p = log2(P)
     ks = [P >> t for t in range(p)] + [P >> t for t in range(p - 2, -1, -1)]
@@ -98,12 +94,7 @@ def _switches(perm_bytes: bytes) -> tuple:
             a_bot.append(hi % h)
         work.append((depth + 1, base, a_top))
         work.append((depth + 1, base + h, a_bot))
-    out = []
-    for k, c in zip(ks, stages):
-        arr = np.array(c, dtype=np.int64)
-        arr.setflags(write=False)
-        out.append((k, arr))
-    return tuple(out)
+    return [(k, np.array(c, dtype=np.int64)) for k, c in zip(ks, stages)]
 
 
 def switch_factor(P: int, k: int, cross: np.ndarray, dtype: Any = np.int64) -> ButterflyFactorMatrix:
