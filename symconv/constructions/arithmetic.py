@@ -81,7 +81,7 @@ from ..model import HypothesisError, Layer, Stack
 from .benes import benes_switches
 
 
-LAYOUTS = ("proof", "tight", "gapped", "lean")
+LAYOUTS = ("proof", "tight", "gapped", "lean", "cells")
 MERGE_RUN = 12  # lean layout: the longest run of stages tried as one merged stage
 
 
@@ -751,7 +751,8 @@ def frame_size(circuit: Circuit, n: int, d: int, merge_linear: bool = False) -> 
 
 
 def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool = False,
-                       linear: str = "routing", layout: str = "proof", shifts: int | None = None) -> CompiledCircuit:
+                       linear: str = "routing", layout: str = "proof", shifts: int | None = None,
+                       seed: int = 0) -> CompiledCircuit:
     """Theorem H.21: a BaseConv stack computing the circuit.
 
     The circuit's inputs are the row-major form of u ∈ R^{n×d} (n·d inputs);
@@ -789,6 +790,10 @@ def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool 
     >>> [compile_arithmetic(rc, 4, 1, layout=lay).stack.signature.L for lay in ("tight", "lean")]
     [57, 22]
 
+    ``layout="cells"`` (d = 1 only; :mod:`symconv.constructions.cells`): N' = 4w rows (w the cut
+    width) and at most 4Δ⌈log₂ w⌉ layers, planned by a seeded search (``seed``) that may find no
+    plan (a HypothesisError, which proves nothing about the circuit).
+
     ``layout="gapped"`` is ``"tight"`` with v1 | v3 | v2 multiplication
     layers (a circular tap −T) whose rows leave, after each wire, one row per
     use in the next route and per term of its own form (counted by a first
@@ -822,6 +827,10 @@ def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool 
         raise HypothesisError(f"layout: expected one of {', '.join(map(repr, LAYOUTS))}, got {layout!r}")
     if layout != "proof" and linear != "routing":
         raise HypothesisError(f"layout: {layout!r} needs linear='routing'")
+    if layout == "cells" and (linear != "routing" or merge_linear):
+        raise HypothesisError("layout: 'cells' takes the circuit as it is (linear='routing', merge_linear=False)")
+    if seed != 0 and layout != "cells":
+        raise HypothesisError(f"seed: only layout='cells' searches (got layout={layout!r})")
     if shifts is not None and layout != "lean":
         raise HypothesisError(f"shifts: only layout='lean' merges routing stages (got layout={layout!r})")
     if shifts is None:
@@ -829,6 +838,14 @@ def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool 
     if not isinstance(shifts, (int, np.integer)) or isinstance(shifts, bool) or shifts < 2:
         raise HypothesisError(f"shifts: must be an integer >= 2, got {shifts!r}")
     lay = layering(circuit, merge_linear)
+    if layout == "cells":
+        if d != 1:
+            raise HypothesisError(f"d: layout 'cells' compiles d = 1 circuits (got d = {d}); use layout='lean'")
+        from .cells import compile_cells
+
+        cc = compile_cells(circuit, seed=seed)
+        return CompiledCircuit(circuit, cc.stack, n, d, cc.M, lay.L_C, tuple(l.kind for l in lay.layers),
+                               {"linear": linear, "layout": layout, "budget": cc.budget, "steps": cc.steps})
     if layout in ("tight", "gapped", "lean"):
         lean = layout == "lean"
         fan: dict | None = None

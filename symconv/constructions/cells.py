@@ -1,0 +1,703 @@
+"""Theorem H.21 on a cell layout (``layout="cells"``): d = d' = 1, N' = 2M rows, circular filters.
+
+Rows [0, M) are M *cells*, rows [M, 2M) are spare.  Between steps every token
+(a wire, possibly scaled) sits on a cell, at most one per cell.
+
+* A **masked shift step** is two W = 0 layers: ``e_0 + e_M`` keeps each token on its
+  row and/or puts a copy on the spare row below it (the spare rows are empty, so this
+  never collides), then ``e_0 + e_(D+M)`` brings the copies back D cells further.  A
+  step moves any subset of tokens by D, and a token may also stay (fan-out).  An
+  arriving copy may not land on a token that stays, except when the two are the
+  operands of a two-input linear gate: then that row computes the gate (a *merge*).
+  Where c − D leaves the cells the filter wraps onto a cell, so such a kept row forbids
+  a token that stays there.
+* A **gate round** is two layers: ``e_0 + e_T`` parks each product's y-operand on a
+  spare row, then W = 1 with ``h = e_T`` gives x·y on x's row, 0 on the parked row, and
+  an affine map (z + b1)·b2 of every other token (one-input gates, carried wires).
+* A randomized planner (space-time path finding over (step, cell) with the rules
+  above, shift schedules drawn at random, levels searched depth-first with
+  backtracking) chooses every token's moves under a layer budget; consecutive W = 0
+  layers of a level are then merged where that is exact (:mod:`.cells_merge`).
+
+The planner is a search: when it finds nothing, :func:`compile_cells` raises a
+HypothesisError, which proves nothing about the circuit.  The scheme and planner
+were designed in a research session (scratch code, then ported); every stack it
+returns is an ordinary :class:`~symconv.model.Stack`, checked by the claim it
+serves like any other.
+
+>>> from symconv.circuits import random_circuit
+>>> st = compile_cells(random_circuit(4, 4, 2, seed=6, n_outputs=4, sparse=True)).stack
+>>> st.signature.N_int, st.signature.L <= 16
+(28, True)
+"""
+from __future__ import annotations
+
+import heapq
+import zlib
+import math
+import random
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ..circuits import Circuit, binarize, paper_sizes
+from ..model import HypothesisError, Layer, Stack
+from .cells_merge import merge_level
+
+
+class PlanFail(Exception):
+    """The planner found no plan (internal; :func:`compile_cells` reports it as a HypothesisError)."""
+
+
+# ----------------------------------------------------------------------------- planning
+
+@dataclass
+class Node:
+    wire: object          # wire id, or ("g", wire) for a merged gate before it is final
+    pred: int | None      # cell at time k-1 (None at time 0)
+    dedicated: bool = False
+    scale: Fraction = Fraction(1)   # layer-A scale of the move into this node (merge movers)
+
+
+class LevelPlan:
+    def __init__(self, M, sched, start):
+        self.M = M
+        self.sched = sched          # shifts D_1..D_s
+        self.s = len(sched)
+        self.occ = [dict() for _ in range(self.s + 1)]   # occ[k][cell] = Node
+        for c, w in start.items():
+            self.occ[0][c] = Node(w, None)
+        self.merges = []   # (k, cell, gate wire, a wire, b wire, ca, cb, c0)
+        self.penalty = {}  # cell -> extra cost (start cells of wires still to plan)
+        self.noise = None
+        self.finals = {}   # cell -> (role, gate/wire, extra)
+
+    def layer_a_stayer(self, k, r):
+        n = self.occ[k].get(r)
+        return n is not None and (n.pred == r or n.pred is None)
+
+    def wrap_ok(self, k, c, stay):
+        """Layer B of step k reads, for main row c, row c - D - M: a main row when c - D is off the cells."""
+        M, D = self.M, self.sched[k - 1]
+        if not 0 <= c - D < M and self.layer_a_stayer(k, (c - D) % M):
+            return False
+        if stay and not 0 <= c + D < M and ((c + D) % M) in self.occ[k]:
+            return False
+        return True
+
+    def valid(self):
+        M = self.M
+        for k in range(1, self.s + 1):
+            D = self.sched[k - 1]
+            for c in self.occ[k]:
+                if not 0 <= c - D < M and self.layer_a_stayer(k, (c - D) % M):
+                    return False
+        return True
+
+    def usable(self, k, c, wire, pred):
+        n = self.occ[k].get(c)
+        if n is None:
+            if not self.wrap_ok(k, c, pred == c):
+                return None
+            return 0   # new node, cost 1 (caller adds)
+        if n.wire == wire and n.pred == pred and not n.dedicated:
+            return -1  # shared
+        return None
+
+    def paths(self, wire, k0, c0, final_ok):
+        """Cheapest paths of `wire` from (k0, c0) to time s; returns {cell: path} (path: list of cells k0..s)."""
+        M, s = self.M, self.s
+        best = {(k0, c0): 0}
+        prev = {}
+        pq = [(0, k0, c0)]
+        out = {}
+        while pq:
+            cost, k, c = heapq.heappop(pq)
+            if best.get((k, c)) != cost:
+                continue
+            if k == s:
+                if final_ok(c) and self.occ[s].get(c) is None:
+                    path = [c]
+                    kk, cc = k, c
+                    while (kk, cc) != (k0, c0):
+                        cc = prev[(kk, cc)]
+                        kk -= 1
+                        path.append(cc)
+                    out.setdefault(c, (cost, path[::-1]))
+                continue
+            D = self.sched[k]
+            for nc in (c, c + D):
+                if not 0 <= nc < M:
+                    continue
+                u = self.usable(k + 1, nc, wire, c)
+                if u is None:
+                    continue
+                if k + 1 == s and u == -1:
+                    continue   # finals are dedicated, never shared
+                ncost = cost + (self.node_cost(k + 1, nc, wire) if u == 0 else 0)
+                if ncost < best.get((k + 1, nc), 1 << 30):
+                    best[(k + 1, nc)] = ncost
+                    prev[(k + 1, nc)] = c
+                    heapq.heappush(pq, (ncost, k + 1, nc))
+        return out
+
+    def node_cost(self, k, c, wire):
+        p = self.penalty.get(c)
+        extra = 0.0
+        if p is not None and p[0] != wire and p[1] > 0:
+            extra = self.lam
+        if self.noise:
+            extra += self.noise * ((zlib.crc32(repr((k, c, wire, self.seed)).encode()) % 1000) / 1000.0)
+        return 1.0 + extra
+
+    def commit(self, wire, k0, path, dedicated_last=True):
+        for i in range(1, len(path)):
+            k = k0 + i
+            c = path[i]
+            n = self.occ[k].get(c)
+            if n is None:
+                self.occ[k][c] = Node(wire, path[i - 1], dedicated=(dedicated_last and k == self.s))
+            else:
+                assert n.wire == wire and n.pred == path[i - 1] and not n.dedicated
+        return path[-1]
+
+    def conflict(self, wire1, k01, p1, wire2, k02, p2):
+        """Two fresh paths of different wires claiming one node (or the same final)."""
+        seen = {}
+        for w, k0, p in ((wire1, k01, p1), (wire2, k02, p2)):
+            for i in range(1, len(p)):
+                key = (k0 + i, p[i])
+                if key in seen and (seen[key] != (w, p[i - 1]) or k0 + i == self.s):
+                    return True
+                seen[key] = (w, p[i - 1])
+        return False
+
+
+def plan_level(M, sched, start, demands, rng, fixed=None, ya=2):
+    """demands: list of ("mul", g, a, b) / ("lin", g, a, b, ca, cb, c0) / ("z", key, wire, coeff, c0).
+    start: {cell: wire} at time 0.  fixed: {key: cell} final cells (outputs).
+    Returns LevelPlan with .finals {cell: info} or raises PlanFail."""
+    fixed = fixed or {}
+    P = LevelPlan(M, sched, start)
+    P.a = ya
+    P.lam = rng.choice((0.0, 0.5, 1.0, 2.0))
+    P.noise = rng.choice((0.0, 0.3))
+    P.seed = rng.random()
+    uses = {}
+    for d in demands:
+        ws = [d[2]] if d[0] == "z" else [d[2], d[3]]
+        for w in ws:
+            uses[w] = uses.get(w, 0) + 1
+    for c, w in start.items():
+        P.penalty[c] = [w, uses.get(w, 0)]
+    def used(*ws):
+        for w in ws:
+            for c, p in P.penalty.items():
+                if p[0] == w:
+                    p[1] -= 1
+    pos = {}
+    for c, w in start.items():
+        pos.setdefault(w, c)
+    s = P.s
+    for d in demands:
+        kind = d[0]
+        used(*([d[2]] if kind == "z" else [d[2], d[3]]))
+        if kind == "z":
+            _, key, wire, coeff, c0 = d
+            want = fixed.get(key)
+            opts = P.paths(wire, 0, pos[wire], (lambda c: c == want) if want is not None else (lambda c: True))
+            if not opts:
+                raise PlanFail(f"z {key}")
+            c = min(opts, key=lambda c: (opts[c][0], rng.random()))
+            P.commit(wire, 0, opts[c][1])
+            P.finals[c] = ("z", key, wire, coeff, c0)
+        elif kind == "mul":
+            _, g, a, b = d
+            want = fixed.get(g)
+            cands = []
+            for x, y in ((a, b), (b, a)):
+                X = P.paths(x, 0, pos[x], (lambda c: 0 <= c - ya < M and 0 <= c - ya // 2 < M and (want is None or c == want)))
+                Y = P.paths(y, 0, pos[y], lambda c: True)
+                for c in X:
+                    if c - ya in Y:
+                        cost = X[c][0] + Y[c - ya][0]
+                        cands.append((cost, rng.random(), x, y, c))
+                if a == b:
+                    break
+            cands.sort()
+            for cost, _, x, y, c in cands:
+                X = P.paths(x, 0, pos[x], lambda cc: cc == c)
+                Y = P.paths(y, 0, pos[y], lambda cc: cc == c - ya)
+                if c not in X or c - ya not in Y:
+                    continue
+                px, py = X[c][1], Y[c - ya][1]
+                snap = [dict(o) for o in P.occ]
+                ok = False
+                if x != y and not P.conflict(x, 0, px, y, 0, py):
+                    P.commit(x, 0, px)
+                    P.commit(y, 0, py)
+                    ok = P.valid()
+                    if not ok:
+                        P.occ = [dict(o) for o in snap]
+                if not ok:
+                    # sequential: one path first, the other planned around it (both orders)
+                    for (w1, f1, w2, f2) in ((x, c, y, c - ya), (y, c - ya, x, c)):
+                        P.occ = [dict(o) for o in snap]
+                        A = P.paths(w1, 0, pos[w1], lambda cc, f1=f1: cc == f1)
+                        if f1 not in A:
+                            continue
+                        P.commit(w1, 0, A[f1][1])
+                        B = P.paths(w2, 0, pos[w2], lambda cc, f2=f2: cc == f2)
+                        if f2 not in B:
+                            continue
+                        P.commit(w2, 0, B[f2][1])
+                        if P.valid():
+                            ok = True
+                            break
+                if not ok:
+                    P.occ = snap
+                    continue
+                P.finals[c] = ("x", g, x, y)
+                P.finals[c - ya] = ("y", g, y, x)
+                break
+            else:
+                e = PlanFail(f"mul {g}"); e.P = P; raise e
+        elif kind == "lin":
+            _, g, a, b, ca, cb, c0 = d
+            want = fixed.get(g)
+            done = False
+            order = [(a, b, ca, cb), (b, a, cb, ca)]
+            rng.shuffle(order)
+            ks = list(range(1, s + 1))
+            rng.shuffle(ks)
+            for k in sorted(ks, reverse=True):
+                if done:
+                    break
+                D = sched[k - 1]
+                for mv, st, cmv, cst in order:
+                    if done:
+                        break
+                    # mover mv at (k-1, c-D) -> (k, c); stayer st at (k-1, c) -> (k, c)
+                    Pm = P.partial_paths(mv, 0, pos[mv], k - 1)
+                    Ps = P.partial_paths(st, 0, pos[st], k - 1)
+                    cells = [c for c in range(M) if (c - D) in Pm and c in Ps and P.occ[k].get(c) is None
+                             and 0 <= c - D < M]
+                    rng.shuffle(cells)
+                    cells.sort(key=lambda c: Pm[c - D][0] + Ps[c][0])
+                    for c in cells:
+                        pm, ps_ = Pm[c - D][1], Ps[c][1]
+                        if P.conflict(mv, 0, pm, st, 0, ps_):
+                            continue
+                        # the merged token from (k, c) to time s
+                        gw = ("g", g)
+                        # tentatively commit
+                        snap = [dict(o) for o in P.occ]
+                        P.commit_partial(mv, 0, pm)
+                        P.commit_partial(st, 0, ps_)
+                        if P.occ[k].get(c) is not None or not P.wrap_ok(k, c, True):
+                            P.occ = snap
+                            continue
+                        P.occ[k][c] = Node(gw, None, dedicated=(k == s))
+                        if k == s:
+                            if want is not None and c != want:
+                                P.occ = snap
+                                continue
+                            fin = c
+                        else:
+                            G = P.paths(gw, k, c, (lambda cc: cc == want) if want is not None else (lambda cc: True))
+                            if not G:
+                                P.occ = snap
+                                continue
+                            fin = min(G, key=lambda cc: (G[cc][0], rng.random()))
+                            P.commit(gw, k, G[fin][1])
+                        if not P.valid():
+                            P.occ = snap
+                            continue
+                        P.merges.append((k, c, g, mv, st, Fraction(cmv), Fraction(cst), Fraction(c0)))
+                        P.finals[fin] = ("lin", g)
+                        done = True
+                        break
+            if not done:
+                raise PlanFail(f"lin {g}")
+    t = ya // 2
+    for c, info in P.finals.items():
+        if info[0] != "y" and not 0 <= c - t < M and ((c - t) % M) in P.finals:
+            raise PlanFail("gate-round wrap")
+    return P
+
+
+def _partial_paths(self, wire, k0, c0, kt):
+    """Cheapest paths from (k0,c0) to time kt (kt may be k0); {cell: (cost, path)}; nodes at kt not dedicated."""
+    if kt == k0:
+        return {c0: (0, [c0])}
+    M = self.M
+    best = {(k0, c0): 0}
+    prev = {}
+    pq = [(0, k0, c0)]
+    out = {}
+    while pq:
+        cost, k, c = heapq.heappop(pq)
+        if best.get((k, c)) != cost:
+            continue
+        if k == kt:
+            path = [c]
+            kk, cc = k, c
+            while (kk, cc) != (k0, c0):
+                cc = prev[(kk, cc)]
+                kk -= 1
+                path.append(cc)
+            out.setdefault(c, (cost, path[::-1]))
+            continue
+        D = self.sched[k]
+        for nc in (c, c + D):
+            if not 0 <= nc < M:
+                continue
+            u = self.usable(k + 1, nc, wire, c)
+            if u is None:
+                continue
+            ncost = cost + (self.node_cost(k + 1, nc, wire) if u == 0 else 0)
+            if ncost < best.get((k + 1, nc), 1 << 30):
+                best[(k + 1, nc)] = ncost
+                prev[(k + 1, nc)] = c
+                heapq.heappush(pq, (ncost, k + 1, nc))
+    return out
+
+
+def _commit_partial(self, wire, k0, path):
+    for i in range(1, len(path)):
+        k, c = k0 + i, path[i]
+        n = self.occ[k].get(c)
+        if n is None:
+            self.occ[k][c] = Node(wire, path[i - 1])
+        else:
+            assert n.wire == wire and n.pred == path[i - 1]
+
+
+LevelPlan.partial_paths = _partial_paths
+LevelPlan.commit_partial = _commit_partial
+
+
+# ----------------------------------------------------------------------------- circuit rounds
+
+def rounds(circuit: Circuit):
+    """Per level l = 1..top: (gates of level l that are needed, wires carried past l)."""
+    n = circuit.n_inputs
+    lev = circuit.levels()
+    needed = set(circuit.outputs)
+    for k in range(len(circuit.gates) - 1, -1, -1):
+        w = n + k
+        if w in needed:
+            g = circuit.gates[k]
+            if g.op == "const":
+                raise HypothesisError(f"circuit: gate {w} is a constant; layout 'cells' supports linear and mul "
+                                      "gates only (use layout='lean')")
+            needed.update(g.args)
+    last = {}
+    for k, g in enumerate(circuit.gates):
+        w = n + k
+        if w in needed:
+            for a in g.args:
+                last[a] = max(last.get(a, 0), lev[w])
+    top = max(lev[o] for o in circuit.outputs)
+    for o in circuit.outputs:
+        last[o] = top + 1
+    out = []
+    for l in range(1, top + 1):
+        gates = [n + k for k in range(len(circuit.gates)) if n + k in needed and lev[n + k] == l]
+        carried = sorted(w for w in needed if lev[w] < l and last.get(w, 0) > l)
+        out.append((gates, carried))
+    return out, top
+
+
+def _rational(c, where: str) -> Fraction:
+    try:
+        return Fraction(int(c)) if float(c).is_integer() and not isinstance(c, Fraction) else Fraction(c)
+    except (TypeError, ValueError):
+        raise HypothesisError(f"{where}: coefficient {c!r} is not a rational number; layout 'cells' needs "
+                              "numeric coefficients") from None
+
+
+def demands_of(circuit, gates, carried, final):
+    """What one level must deliver: ("mul", g, a, b), ("lin", g, a, b, ca, cb, c0) for a gate
+    ca·a + cb·b + c0, ("z", key, wire, coeff, c0) for one-input gates and carried wires."""
+    n = circuit.n_inputs
+    ds = []
+    for w in gates:
+        g = circuit.gates[w - n]
+        if g.op == "mul":
+            ds.append(("mul", w, g.args[0], g.args[1]))
+            continue
+        terms: dict = {}
+        for a, c in zip(g.args, g.coeffs):  # a·x + b·x reads x once, with a + b
+            terms[a] = terms.get(a, Fraction(0)) + _rational(c, f"gate {w}")
+        terms = {a: c for a, c in terms.items() if c != 0}
+        c0 = _rational(g.c0, f"gate {w}")
+        if not terms:
+            raise HypothesisError(f"circuit: gate {w} is a constant; layout 'cells' supports linear and mul "
+                                  "gates only (use layout='lean')")
+        if len(terms) > 2:
+            raise HypothesisError(f"circuit: gate {w} has {len(terms)} operands; binarize the circuit first")
+        (a, ca), *rest = terms.items()
+        if rest:
+            (b, cb), = rest
+            ds.append(("lin", w, a, b, ca, cb, c0))
+        else:
+            ds.append(("z", w, a, ca, c0))
+    for w in carried:
+        ds.append(("z", ("carry", w), w, Fraction(1), Fraction(0)))
+    return ds
+
+
+def _plan_cells(circuit: Circuit, M: int, max_steps, tries=200, seed=0, schedules=None, restarts=1, budget=None,
+                branch=3, node_budget=60):
+    """Plan every level (restarting from level 1 on a failure); returns (stack, plans) or raises PlanFail."""
+    err = None
+    for r in range(restarts):
+        try:
+            return _compile_cells(circuit, M, max_steps, tries, seed * 1000 + r, schedules, budget, branch, node_budget)
+        except PlanFail as e:
+            err = e
+    raise err
+
+
+def _compile_cells(circuit: Circuit, M: int, max_steps, tries=200, seed=0, schedules=None, budget=None,
+                   branch=3, node_budget=60):
+    """Depth-first over levels: up to `branch` plans per level, backtracking on a failure."""
+    rng = random.Random(seed)
+    n = circuit.n_inputs
+    if M < n:
+        raise PlanFail("M < n")
+    rs, top = rounds(circuit)
+    nout = len(circuit.outputs)
+    counter = [0]
+    deepest = [0, ""]
+
+    def plan_one(li, start, used):
+        gates, carried = rs[li]
+        final = li == len(rs) - 1
+        ds = demands_of(circuit, gates, carried, final)
+        fixed = {o: i for i, o in enumerate(circuit.outputs)} if final else {}
+        smax_here = max_steps(li) + (0 if budget is None else 1)
+        left_levels = len(rs) - li - 1
+        if budget is not None:
+            cap = (budget - used - 3 * left_levels - 1) // 2   # merged levels can be shorter than 2s + 2
+            smax_here = cap if final else min(smax_here + 1, cap)
+        for s_ in range(1, smax_here + 1):
+            for t in range(tries):
+                sched = (schedules(s_, M, rng) if schedules else default_schedule(s_, M, rng))
+                order = ds[:]
+                rng.shuffle(order)
+                order.sort(key=lambda d: (0 if d[1] in fixed else 1, {"mul": 0, "lin": 1, "z": 2}[d[0]]))
+                if final:
+                    lo = 2 * ((nout + 1) // 2)
+                    ya = -rng.choice([v for v in range(lo, max(lo, M - 1) + 1, 2)] or [lo])
+                else:
+                    ya = rng.choice((2, -2, 4, -4)) if M > 8 else rng.choice((2, -2))
+                try:
+                    P = plan_level(M, sched, start, order, rng, fixed, ya=ya)
+                except PlanFail:
+                    continue
+                if budget is not None and used + len(level_layers(P, M, li)) + 3 * left_levels > budget:
+                    continue
+                return P, ds
+        return None
+
+    def next_start(P):
+        st = {}
+        for c, info in P.finals.items():
+            if info[0] in ("x", "lin"):
+                st[c] = info[1]
+            elif info[0] == "z":
+                key = info[1]
+                st[c] = key[1] if isinstance(key, tuple) else key
+        return st
+
+    def dfs(li, start, plans):
+        if li == len(rs):
+            return plans
+        used = sum(len(level_layers(P_, M, i)) for i, (P_, _) in enumerate(plans))
+        for b in range(branch):
+            counter[0] += 1
+            if counter[0] > node_budget:
+                return None
+            got = plan_one(li, start, used)
+            if got is None:
+                if li + 1 > deepest[0]:
+                    deepest[:] = [li + 1, f"level {li + 1}: no plan"]
+                return None
+            res = dfs(li + 1, next_start(got[0]), plans + [got])
+            if res is not None:
+                return res
+        return None
+
+    plans = dfs(0, {i: i for i in range(n)}, [])
+    if plans is None:
+        raise PlanFail(deepest[1] or "node budget")
+    return emit(circuit, M, plans), plans
+
+
+def default_schedule(s, M, rng):
+    r = rng.random()
+    if r < 0.35:
+        # both signs of each power of two, shuffled
+        b = max(1, (M - 1).bit_length())
+        pool = [sg * (1 << k) for k in range(b) for sg in (1, -1)]
+        rng.shuffle(pool)
+        while len(pool) < s:
+            pool += pool
+        return pool[:s]
+    if r < 0.65:
+        return [rng.choice([d for d in range(-(M - 1), M) if d]) for _ in range(s)]
+    b = max(1, (M - 1).bit_length())
+    pows = [1 << k for k in range(b)]
+    seq = []
+    while len(seq) < s:
+        p = pows[:]
+        rng.shuffle(p)
+        seq += p
+    seq = seq[:s]
+    return [d if rng.random() < 0.5 else -d for d in seq]
+
+
+# ----------------------------------------------------------------------------- emission
+
+def _layer(M, taps, b1, b2, W=0, label=""):
+    Np = 2 * M
+    h = np.zeros((max(taps) + 1, 1), dtype=object)
+    h[:, 0] = 0
+    for t, v in taps.items():
+        h[t, 0] = v
+    B1 = np.zeros((Np, 1), dtype=object)
+    B1[:, 0] = 0
+    B2 = np.zeros((Np, 1), dtype=object)
+    B2[:, 0] = 0
+    for r, v in b1.items():
+        B1[r, 0] = v
+    for r, v in b2.items():
+        B2[r, 0] = v
+    Wm = np.array([[W]], dtype=object)
+    return Layer(W=Wm, h=h, b1=B1, b2=B2, conv="circular", label=label)
+
+
+def emit(circuit, M, plans):
+    layers = []
+    for li, (P, ds) in enumerate(plans):
+        layers += level_layers(P, M, li)
+    N = circuit.n_inputs
+    return Stack(N=N, d=1, layers=tuple(layers), N_int=2 * M, d_int=1, name="cells")
+
+
+def level_layers(P, M, li):
+    if getattr(P, "_layers", None) is not None:
+        return P._layers
+    layers = _emit_level(P, M, li)
+    layers = merge_level(layers, sorted(P.occ[0]), 2 * M)
+    P._layers = layers
+    return layers
+
+
+def _emit_level(P, M, li):
+    layers = []
+    Np = 2 * M
+    if True:
+        s = P.s
+        merge_at = {(m[0], m[1]): m for m in P.merges}
+        for k in range(1, s + 1):
+            D = P.sched[k - 1]
+            # layer A
+            b1 = {}
+            for c, n in P.occ[k].items():
+                if (k, c) in merge_at:
+                    mk, mc, g, mv, st, cmv, cst, c0 = merge_at[(k, c)]
+                    b1[c] = 1                       # stayer st stays
+                    b1[(c - D) + M] = cmv / cst     # mover mv, scaled
+                    continue
+                if n.pred == c:
+                    b1[c] = 1
+                else:
+                    b1[n.pred + M] = 1
+            layers.append(_layer(M, {0: 1, M: 1}, b1, {}, label=f"l{li+1} step{k} A"))
+            eps = (D + M) % Np
+            b1, b2 = {}, {}
+            for c, n in P.occ[k].items():
+                if (k, c) in merge_at:
+                    mk, mc, g, mv, st, cmv, cst, c0 = merge_at[(k, c)]
+                    b1[c] = cst
+                    b2[c] = c0 / cst
+                else:
+                    b1[c] = 1
+            layers.append(_layer(M, {0: 1, eps: 1}, b1, b2, label=f"l{li+1} step{k} B"))
+        has_mul = any(info[0] == "x" for info in P.finals.values())
+        T = M + P.a // 2
+        if has_mul:
+            b1 = {}
+            for c, info in P.finals.items():
+                if info[0] == "y":
+                    b1[(c + T) % Np] = 1
+                else:
+                    b1[c] = 1
+            layers.append(_layer(M, {0: 1, T: 1}, b1, {}, label=f"l{li+1} half"))
+        b1, b2 = {}, {}
+        for c, info in P.finals.items():
+            if info[0] in ("x", "y"):
+                continue
+            if info[0] == "lin":
+                b2[c] = 1
+            else:
+                _, key, wire, coeff, c0 = info
+                b2[c] = coeff
+                b1[c] = c0 / coeff
+        layers.append(_layer(M, {T: 1}, b1, b2, W=1, label=f"l{li+1} mul"))
+    return layers
+
+
+@dataclass(frozen=True)
+class CellCompiled:
+    """A circuit compiled on the cell layout: the stack, the cells M (N' = 2M), the layer budget the
+    planner worked under, and the shift steps it used at each level."""
+
+    stack: Stack
+    M: int
+    budget: int
+    steps: tuple
+
+
+def compile_cells(circuit: Circuit, M: int | None = None, budget: int | None = None, seed: int = 0,
+                  tries: int = 150, restarts: int = 6, branch: int = 4, nodes: int = 300) -> CellCompiled:
+    """Compile a d = 1 circuit on the cell layout, N' = 2M rows (default M = max(2w, n, 4), w the cut
+    width of its fan-in-2 form, so N' = 4w unless w < 2 or the inputs need more cells) within
+    ``budget`` layers (default 4Δ⌈log₂ w⌉, w read as at least 2).
+
+    ``seed``, ``tries``, ``restarts``, ``branch`` and ``nodes`` steer the search; the result is
+    deterministic for given values.  Raises a HypothesisError when the search finds no plan.
+    """
+    if not isinstance(circuit, Circuit):
+        raise HypothesisError(f"circuit: expected a Circuit, got {type(circuit).__name__}")
+    for pname, v in (("seed", seed), ("tries", tries), ("restarts", restarts), ("branch", branch), ("nodes", nodes)):
+        if not isinstance(v, int) or isinstance(v, bool) or v < (0 if pname == "seed" else 1):
+            raise HypothesisError(f"{pname}: must be a {'non-negative' if pname == 'seed' else 'positive'} integer, "
+                                  f"got {v!r}")
+    c = binarize(circuit)
+    sizes = paper_sizes(circuit)
+    w, depth, n = sizes["cut_width"], sizes["depth"], c.n_inputs
+    per = 4 * max(1, math.ceil(math.log2(max(w, 2))))
+    if budget is None:
+        budget = depth * per
+    if M is None:  # at least 4 cells: a product needs its operands two cells apart
+        M = max(2 * w, n, len(c.outputs), 4)
+    for pname, v, lo in (("M", M, max(n, len(c.outputs), 2)), ("budget", budget, 1)):
+        if not isinstance(v, int) or isinstance(v, bool) or v < lo:
+            raise HypothesisError(f"{pname}: must be an integer >= {lo} (the circuit has {n} inputs and "
+                                  f"{len(c.outputs)} outputs), got {v!r}")
+    smax = max(1, (per - 2) // 2)
+    try:
+        stack, plans = _plan_cells(c, M, lambda li: smax, tries=tries, seed=seed, restarts=restarts, budget=budget,
+                                   branch=branch, node_budget=nodes)
+    except PlanFail as e:
+        raise HypothesisError(
+            f"circuit: the cell planner found no plan within {budget} layers on N' = {2 * M} rows ({e}); this is "
+            "a search, not a proof that none exists: try another seed, more restarts, or layout='lean'") from None
+    name = f"H.21 cells({circuit.name or 'circuit'})"
+    stack = Stack(stack.N, 1, stack.layers, stack.N_int, 1, name=name)
+    return CellCompiled(stack, M, budget, tuple(P.s for P, _ in plans))
