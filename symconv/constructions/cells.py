@@ -679,7 +679,13 @@ def compile_cells(circuit: Circuit, M: int | None = None, budget: int | None = N
             raise HypothesisError(f"{pname}: must be a {'non-negative' if pname == 'seed' else 'positive'} integer, "
                                   f"got {v!r}")
     c = binarize(circuit)
+    for k, g in enumerate(c.gates):
+        if g.op == "const":
+            raise HypothesisError(f"circuit: gate {c.n_inputs + k} is a constant; layout 'cells' supports linear and "
+                                  "mul gates only (use layout='lean')")
     sizes = paper_sizes(circuit)
+    if sizes["depth"] == 0:
+        raise HypothesisError("circuit: has no linear or mul gate (depth 0); the cell layout compiles levels of gates")
     w, depth, n = sizes["cut_width"], sizes["depth"], c.n_inputs
     per = 4 * max(1, math.ceil(math.log2(max(w, 2))))
     if budget is None:

@@ -1,0 +1,85 @@
+"""Theorem H.21 on the cell layout: exact stacks within L ≤ 4Δ⌈log₂w⌉ and N' ≤ 4w, and clear refusals."""
+import math
+
+import numpy as np
+import pytest
+import sympy
+
+from symconv.blocks import sym
+from symconv.circuits import (CircuitBuilder, evaluate_numeric, expected_block, horner_circuit, paper_sizes,
+                              powers_circuit, random_circuit)
+from symconv.constructions.arithmetic import compile_arithmetic
+from symconv.constructions.cells import compile_cells
+from symconv.model import HypothesisError
+from symconv.numeric import run
+from symconv.symbolic import evaluate
+
+
+def _bounds(c):
+    ps = paper_sizes(c)
+    w = ps["cut_width"]
+    return 4 * ps["depth"] * math.ceil(math.log2(w)), 4 * w
+
+
+def _exact(c, stack):
+    u = sym("u", c.n_inputs, 1)
+    got, want = evaluate(stack, u), expected_block(c, u)
+    return all(sympy.expand(a - b) == 0 for a, b in zip(got.entries.flat, want.entries.flat))
+
+
+@pytest.mark.parametrize("sparse, D", [(True, 2), (False, 2), (True, 4)])
+def test_random_circuits_exactly_within_both_bounds(sparse, D):
+    c = random_circuit(4, 4, D, seed=4 + D, n_outputs=4, sparse=sparse)  # the bench's w = 4 circuits
+    r = compile_cells(c)
+    L_bound, N_bound = _bounds(c)
+    sig = r.stack.signature
+    assert sig.L <= L_bound and sig.N_int == N_bound and sig.d_int == 1
+    assert r.budget == L_bound and len(r.steps) >= 1
+    assert _exact(c, r.stack)
+
+
+def test_squares_and_carried_wires_exactly():
+    c = powers_circuit(3)  # x², x⁴, x⁸ carried to a sum: products of a wire with itself
+    r = compile_cells(c)
+    assert _exact(c, r.stack)
+
+
+def test_numeric_at_width_16_and_the_compile_arithmetic_entry():
+    c = random_circuit(16, 16, 2, seed=18, n_outputs=4, sparse=False)
+    cc = compile_arithmetic(c, 16, 1, layout="cells")
+    L_bound, N_bound = _bounds(c)
+    assert cc.stack.signature.L <= L_bound and cc.stack.signature.N_int <= N_bound
+    X = np.random.default_rng(0).standard_normal((3, 16))
+    ref = evaluate_numeric(c, X)
+    out = np.stack([run(cc.stack, x.reshape(-1, 1))[:, 0] for x in X])
+    assert np.max(np.abs(out[:, :4] - ref)) <= 1e-9 * max(1.0, np.max(np.abs(ref)))
+    assert np.all(out[:, 4:] == 0)  # the rest of the output block is cleared
+
+
+def test_same_seed_same_stack():
+    c = random_circuit(4, 4, 2, seed=6, n_outputs=4, sparse=True)
+    a, b = compile_cells(c, seed=3).stack, compile_cells(c, seed=3).stack
+    assert [(repr(x.h.tolist()), repr(x.b1.tolist()), repr(x.b2.tolist())) for x in a.layers] == \
+        [(repr(x.h.tolist()), repr(x.b1.tolist()), repr(x.b2.tolist())) for x in b.layers]
+
+
+def test_refusals_name_the_parameter():
+    c = random_circuit(4, 4, 2, seed=6, n_outputs=4, sparse=True)
+    with pytest.raises(HypothesisError, match="found no plan.*not a proof"):
+        compile_cells(c, budget=2, restarts=1, tries=2)
+    with pytest.raises(HypothesisError, match="d: layout 'cells' compiles d = 1"):
+        compile_arithmetic(random_circuit(4, 4, 2, seed=6, n_outputs=4), 2, 2, layout="cells")
+    b = CircuitBuilder(2)
+    with pytest.raises(HypothesisError, match="not a rational number"):
+        compile_cells(b.build([b.mul(b.linear({0: sympy.Symbol("a"), 1: 1}), 1)]))
+    with pytest.raises(HypothesisError, match="is a constant"):
+        compile_cells(horner_circuit(list(sympy.symbols("a0:3"))))  # Horner starts from its constant
+    b = CircuitBuilder(2)
+    with pytest.raises(HypothesisError, match="is a constant"):
+        compile_cells(b.build([b.const(3)]))
+    with pytest.raises(HypothesisError, match="seed: only layout='cells'"):
+        compile_arithmetic(c, 4, 1, layout="lean", seed=1)
+    with pytest.raises(HypothesisError, match="M: must be an integer >= 4"):
+        compile_cells(c, M=2)
+    with pytest.raises(HypothesisError, match="restarts"):
+        compile_cells(c, restarts=0)
