@@ -33,9 +33,9 @@ serves like any other.
 from __future__ import annotations
 
 import heapq
-import zlib
 import math
 import random
+import zlib
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -598,57 +598,57 @@ def level_layers(P, M, li):
 
 
 def _emit_level(P, M, li):
+    """The layers of one planned level: two per shift step (A, B), then the gate round."""
     layers = []
     Np = 2 * M
-    if True:
-        s = P.s
-        merge_at = {(m[0], m[1]): m for m in P.merges}
-        for k in range(1, s + 1):
-            D = P.sched[k - 1]
-            # layer A
-            b1 = {}
-            for c, n in P.occ[k].items():
-                if (k, c) in merge_at:
-                    mk, mc, g, mv, st, cmv, cst, c0 = merge_at[(k, c)]
-                    b1[c] = 1                       # stayer st stays
-                    b1[(c - D) + M] = cmv / cst     # mover mv, scaled
-                    continue
-                if n.pred == c:
-                    b1[c] = 1
-                else:
-                    b1[n.pred + M] = 1
-            layers.append(_layer(M, {0: 1, M: 1}, b1, {}, label=f"l{li+1} step{k} A"))
-            eps = (D + M) % Np
-            b1, b2 = {}, {}
-            for c, n in P.occ[k].items():
-                if (k, c) in merge_at:
-                    mk, mc, g, mv, st, cmv, cst, c0 = merge_at[(k, c)]
-                    b1[c] = cst
-                    b2[c] = c0 / cst
-                else:
-                    b1[c] = 1
-            layers.append(_layer(M, {0: 1, eps: 1}, b1, b2, label=f"l{li+1} step{k} B"))
-        has_mul = any(info[0] == "x" for info in P.finals.values())
-        T = M + P.a // 2
-        if has_mul:
-            b1 = {}
-            for c, info in P.finals.items():
-                if info[0] == "y":
-                    b1[(c + T) % Np] = 1
-                else:
-                    b1[c] = 1
-            layers.append(_layer(M, {0: 1, T: 1}, b1, {}, label=f"l{li+1} half"))
-        b1, b2 = {}, {}
-        for c, info in P.finals.items():
-            if info[0] in ("x", "y"):
+    s = P.s
+    merge_at = {(m[0], m[1]): m for m in P.merges}
+    for k in range(1, s + 1):
+        D = P.sched[k - 1]
+        # layer A
+        b1 = {}
+        for c, n in P.occ[k].items():
+            if (k, c) in merge_at:
+                mk, mc, g, mv, st, cmv, cst, c0 = merge_at[(k, c)]
+                b1[c] = 1                       # stayer st stays
+                b1[(c - D) + M] = cmv / cst     # mover mv, scaled
                 continue
-            if info[0] == "lin":
-                b2[c] = 1
+            if n.pred == c:
+                b1[c] = 1
             else:
-                _, key, wire, coeff, c0 = info
-                b2[c] = coeff
-                b1[c] = c0 / coeff
-        layers.append(_layer(M, {T: 1}, b1, b2, W=1, label=f"l{li+1} mul"))
+                b1[n.pred + M] = 1
+        layers.append(_layer(M, {0: 1, M: 1}, b1, {}, label=f"l{li+1} step{k} A"))
+        eps = (D + M) % Np
+        b1, b2 = {}, {}
+        for c, n in P.occ[k].items():
+            if (k, c) in merge_at:
+                mk, mc, g, mv, st, cmv, cst, c0 = merge_at[(k, c)]
+                b1[c] = cst
+                b2[c] = c0 / cst
+            else:
+                b1[c] = 1
+        layers.append(_layer(M, {0: 1, eps: 1}, b1, b2, label=f"l{li+1} step{k} B"))
+    has_mul = any(info[0] == "x" for info in P.finals.values())
+    T = M + P.a // 2
+    if has_mul:
+        b1 = {}
+        for c, info in P.finals.items():
+            if info[0] == "y":
+                b1[(c + T) % Np] = 1
+            else:
+                b1[c] = 1
+        layers.append(_layer(M, {0: 1, T: 1}, b1, {}, label=f"l{li+1} half"))
+    b1, b2 = {}, {}
+    for c, info in P.finals.items():
+        if info[0] in ("x", "y"):
+            continue
+        if info[0] == "lin":
+            b2[c] = 1
+        else:
+            _, key, wire, coeff, c0 = info
+            b2[c] = coeff
+            b1[c] = c0 / coeff
+    layers.append(_layer(M, {T: 1}, b1, b2, W=1, label=f"l{li+1} mul"))
     return layers
 
 
