@@ -107,7 +107,15 @@ class LevelPlan:
 
     def paths(self, wire, k0, c0, final_ok):
         """Cheapest paths of `wire` from (k0, c0) to time s; returns {cell: path} (path: list of cells k0..s)."""
-        M, s = self.M, self.s
+        return self._search(wire, k0, c0, self.s, final_ok)
+
+    def _search(self, wire, k0, c0, kt, final_ok=None):
+        """Cheapest paths (Dijkstra over (step, cell)) from (k0, c0) to time kt: {cell: (cost, path)}.
+        With ``final_ok`` (kt = s): only free cells it accepts, and no node shared at time s (finals
+        are dedicated); without it, every cell reached at kt (for merges part-way)."""
+        if final_ok is None and kt == k0:
+            return {c0: (0, [c0])}
+        M = self.M
         best = {(k0, c0): 0}
         prev = {}
         pq = [(0, k0, c0)]
@@ -116,8 +124,8 @@ class LevelPlan:
             cost, k, c = heapq.heappop(pq)
             if best.get((k, c)) != cost:
                 continue
-            if k == s:
-                if final_ok(c) and self.occ[s].get(c) is None:
+            if k == kt:
+                if final_ok is None or (final_ok(c) and self.occ[kt].get(c) is None):
                     path = [c]
                     kk, cc = k, c
                     while (kk, cc) != (k0, c0):
@@ -133,7 +141,7 @@ class LevelPlan:
                 u = self.usable(k + 1, nc, wire, c)
                 if u is None:
                     continue
-                if k + 1 == s and u == -1:
+                if final_ok is not None and k + 1 == kt and u == -1:
                     continue   # finals are dedicated, never shared
                 ncost = cost + (self.node_cost(k + 1, nc, wire) if u == 0 else 0)
                 if ncost < best.get((k + 1, nc), 1 << 30):
@@ -329,39 +337,7 @@ def plan_level(M, sched, start, demands, rng, fixed=None, ya=2):
 
 def _partial_paths(self, wire, k0, c0, kt):
     """Cheapest paths from (k0,c0) to time kt (kt may be k0); {cell: (cost, path)}; nodes at kt not dedicated."""
-    if kt == k0:
-        return {c0: (0, [c0])}
-    M = self.M
-    best = {(k0, c0): 0}
-    prev = {}
-    pq = [(0, k0, c0)]
-    out = {}
-    while pq:
-        cost, k, c = heapq.heappop(pq)
-        if best.get((k, c)) != cost:
-            continue
-        if k == kt:
-            path = [c]
-            kk, cc = k, c
-            while (kk, cc) != (k0, c0):
-                cc = prev[(kk, cc)]
-                kk -= 1
-                path.append(cc)
-            out.setdefault(c, (cost, path[::-1]))
-            continue
-        D = self.sched[k]
-        for nc in (c, c + D):
-            if not 0 <= nc < M:
-                continue
-            u = self.usable(k + 1, nc, wire, c)
-            if u is None:
-                continue
-            ncost = cost + (self.node_cost(k + 1, nc, wire) if u == 0 else 0)
-            if ncost < best.get((k + 1, nc), 1 << 30):
-                best[(k + 1, nc)] = ncost
-                prev[(k + 1, nc)] = c
-                heapq.heappush(pq, (ncost, k + 1, nc))
-    return out
+    return self._search(wire, k0, c0, kt)
 
 
 def _commit_partial(self, wire, k0, path):
