@@ -149,10 +149,10 @@ def numeric_for(kind, layout="proof"):
     (CELLS_BUDGET for the cells layout, whose planner is the cost).
     """
     def numeric(N, d, batch, rng):
-        if layout == "cells" and (N * d > CELLS_BUDGET or d != 1):
+        if layout == "cells" and N * d > CELLS_BUDGET:
             raise HypothesisError(
                 f"N: the cells layout plans every token's moves by a Python search (about 4 minutes at w = 1024); "
-                f"this hook runs d = 1 up to N = {CELLS_BUDGET} (e.g. --N 1024 --d 1), got N = {N}, d = {d}")
+                f"this hook runs up to N·d = {CELLS_BUDGET} (e.g. --N 1024 --d 1), got N = {N}, d = {d}")
         if N * d > NUMERIC_BUDGET:
             raise HypothesisError(
                 f"N: a circuit of width N = {N} compiled with d = {d} channels runs on about {12 * N} rows "
@@ -205,7 +205,8 @@ def family(name, statement, key_of, n_of, sizes, hypotheses=(), numeric=None, ex
                              "b2 of the layer before: no more layers than tight (fewer on most circuits), same rows "
                              "(bench circuits --layout lean)"),
                 ) + ((Variant("cells layout", builder(layout="cells"), where=cells_where, numeric=cells_numeric,
-                        note="d = 1: N' = 2M rows, M = 2w cells (w = cut width) and a spare region; masked shift "
+                        note="N' = 2M rows, M = 2w cells (w = cut width) and a spare region, on channel 0 (for d > 1 two "
+                             "layers in and two out); masked shift "
                              "steps of two layers move any tokens by any shift, products in a two-layer gate "
                              "round; a seeded search plans every token's moves within 4Δ⌈log₂w⌉ layers "
                              "(symconv.constructions.cells; bench circuits --layout cells)"),) if cells else ()
@@ -262,23 +263,29 @@ CLAIMS = [
            lambda s: 2 // s["d"], (D_SIZE,), (Hypothesis(divides(size("d"), 2)),),
            # the tight layout builds x·y in one layer for d = 1 and d = 2: L = Δ⌈log₂w⌉ = 1, met without a constant
            bounds=signature_bounds("O(Δ log w)", "O(w)", "d' = d", L_certs=both(not_identity, degree),
-                                   big_o=("L", "N'"), expect={"L": "met", "N'": "met up to c"}), cells_where=Hypothesis(size("d") <= 1, why="the cells layout compiles d = 1")),
+                                   big_o=("L", "N'"), expect={"L": "met", "N'": "met up to c"}),
+           cells_where=Hypothesis(size("d") <= 1, why="d = 2: the cells layout's 4 channel layers exceed "
+                                                      "4Δ⌈log₂w⌉ = 4")),
     family("product", "x_0·…·x_{k−1} by a balanced tree (Δ = ⌈log₂ k⌉, w = k)", lambda s: ("product", s["k"]),
            lambda s: s["k"] // s["d"], (SizeParam("k", 2, 8), D_SIZE),
            (Hypothesis(divides(size("d"), size("k"))),), numeric=numeric_for("product"),
-           tight_numeric=numeric_for("product", "tight"), cells_where=Hypothesis(size("d") <= 1, why="the cells layout compiles d = 1")),
+           tight_numeric=numeric_for("product", "tight"),
+           cells_where=Hypothesis(size("k") >= 2 * size("d"), why="k = 2, d = 2 is x·y: the cells layout's 4 "
+                                                                  "channel layers exceed 4Δ⌈log₂w⌉ = 4")),
     family("Horner", "Σ c_i x^i by Horner's rule, symbolic coefficients c_i (Δ = 2k)",
            lambda s: ("horner", s["k"]), lambda s: 1, (SizeParam("k", 1, 8),), cells=False),
     family("matmul", "C = A·B for p×p matrices (inputs A | B row-major)", lambda s: ("matmul", s["p"]),
            lambda s: 2 * s["p"] ** 2 // s["d"], (SizeParam("p", 1, 2), D_SIZE),
            (Hypothesis(divides(size("d"), 2, size("p"), size("p"))),),
-           cells_where=Hypothesis(size("d") <= 1, why="the cells layout compiles d = 1")
-           & Hypothesis(size("p") <= 1, why="time: p = 2 takes the cells search about 13 s (bench circuits --layout cells)")),
+           cells_where=Hypothesis(size("d") <= 1, why="p = 1, d = 2: the cells layout's 4 channel layers exceed "
+                                                      "4Δ⌈log₂w⌉ = 4")
+           & Hypothesis(size("p") <= 1, why="time: p = 2 takes the cells search 13 s (d = 1) to minutes (d = 2)")),
     family("powers", "x² + x⁴ + … + x^(2^k), every power carried to a sum at the end "
            "(level width 1, cut width k)", lambda s: ("powers", s["k"]), lambda s: 1, (SizeParam("k", 1, 4),)),
     family("det3", "the 3×3 determinant (cofactor expansion)", lambda s: ("det3", 0),
            lambda s: 9 // s["d"], (SizeParam("d", 1, 3),),
-           (Hypothesis(divides(size("d"), 9)),), cells=False),  # the cells search takes about 7 s here: bench only
+           (Hypothesis(divides(size("d"), 9)),),
+           cells_where=Hypothesis(size("d") >= 3, why="time: d = 1 takes the cells search about 7 s")),
     family("random", "random circuits: width 2k, depth k, 2k inputs (k = 1, 2, 4, 8: width up to 16)",
            lambda s: ("random", s["k"]), lambda s: 2 * s["k"], (SizeParam("k", 1, 8),),
            (Hypothesis(pow2(size("k"))),),

@@ -6,8 +6,8 @@ import pytest
 import sympy
 
 from symconv.blocks import sym
-from symconv.circuits import (CircuitBuilder, evaluate_numeric, expected_block, horner_circuit, paper_sizes,
-                              powers_circuit, random_circuit)
+from symconv.circuits import (CircuitBuilder, det3_circuit, evaluate_numeric, expected_block, horner_circuit,
+                              paper_sizes, powers_circuit, product_circuit, random_circuit)
 from symconv.constructions.arithmetic import compile_arithmetic
 from symconv.constructions.cells import compile_cells
 from symconv.model import HypothesisError
@@ -21,8 +21,8 @@ def _bounds(c):
     return 4 * ps["depth"] * math.ceil(math.log2(w)), 4 * w
 
 
-def _exact(c, stack):
-    u = sym("u", c.n_inputs, 1)
+def _exact(c, stack, d=1):
+    u = sym("u", c.n_inputs // d, d)
     got, want = evaluate(stack, u), expected_block(c, u)
     return all(sympy.expand(a - b) == 0 for a, b in zip(got.entries.flat, want.entries.flat))
 
@@ -36,6 +36,32 @@ def test_random_circuits_exactly_within_both_bounds(sparse, D):
     assert sig.L <= L_bound and sig.N_int == N_bound and sig.d_int == 1
     assert r.budget == L_bound and len(r.steps) >= 1
     assert _exact(c, r.stack)
+
+
+@pytest.mark.parametrize("c, d", [(product_circuit(16), 2), (det3_circuit(), 3),
+                                  (random_circuit(8, 8, 2, seed=3, n_outputs=4, sparse=True), 2)])
+def test_several_channels_exactly_within_both_bounds(c, d):
+    # two layers put u[i, c] on cell c·n + i of channel 0, two bring the outputs back: d' = d
+    r = compile_cells(c, d=d)
+    L_bound, N_bound = _bounds(c)
+    sig = r.stack.signature
+    assert (sig.d, sig.d_int, sig.N) == (d, d, c.n_inputs // d)
+    assert sig.L <= L_bound and sig.N_int <= N_bound
+    assert _exact(c, r.stack, d)
+
+
+def test_outputs_that_are_inputs_lower_wires_or_repeats_exactly():
+    # outputs placed by copies: an input wire, a wire of an earlier level, the same wire twice
+    b = CircuitBuilder(3)
+    m = b.mul(0, 1)
+    s_ = b.add(m, 2)
+    for outs in ([m, 2], [s_, m], [s_, m, m]):
+        c = b.build(outs)
+        assert _exact(c, compile_cells(c).stack), outs
+    b = CircuitBuilder(3)
+    m = b.mul(0, 1)
+    with pytest.raises(HypothesisError, match="repeats wire"):
+        compile_cells(b.build([m, m]))  # a product of the last level, twice: refused, not half-built
 
 
 def test_squares_and_carried_wires_exactly():
@@ -67,8 +93,10 @@ def test_refusals_name_the_parameter():
     c = random_circuit(4, 4, 2, seed=6, n_outputs=4, sparse=True)
     with pytest.raises(HypothesisError, match="found no plan.*not a proof"):
         compile_cells(c, budget=2, restarts=1, tries=2)
-    with pytest.raises(HypothesisError, match="d: layout 'cells' compiles d = 1"):
-        compile_arithmetic(random_circuit(4, 4, 2, seed=6, n_outputs=4), 2, 2, layout="cells")
+    with pytest.raises(HypothesisError, match="budget: must be an integer >= 5"):
+        compile_arithmetic(product_circuit(2), 1, 2, layout="cells")  # x·y, d = 2: 4 channel layers > 4
+    with pytest.raises(HypothesisError, match="d: must be a positive integer dividing"):
+        compile_cells(c, d=3)
     b = CircuitBuilder(2)
     with pytest.raises(HypothesisError, match="not a rational number"):
         compile_cells(b.build([b.mul(b.linear({0: sympy.Symbol("a"), 1: 1}), 1)]))

@@ -790,7 +790,7 @@ def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool 
     >>> [compile_arithmetic(rc, 4, 1, layout=lay).stack.signature.L for lay in ("tight", "lean")]
     [57, 22]
 
-    ``layout="cells"`` (d = 1 only; :mod:`symconv.constructions.cells`): N' = 4w rows (w the cut
+    ``layout="cells"`` (:mod:`symconv.constructions.cells`; d' = d, channel 0 carries the cells): N' = 4w rows (w the cut
     width) and at most 4Δ⌈log₂ w⌉ layers, planned by a seeded search (``seed``) that may find no
     plan (a HypothesisError, which proves nothing about the circuit).
 
@@ -839,11 +839,9 @@ def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool 
         raise HypothesisError(f"shifts: must be an integer >= 2, got {shifts!r}")
     lay = layering(circuit, merge_linear)
     if layout == "cells":
-        if d != 1:
-            raise HypothesisError(f"d: layout 'cells' compiles d = 1 circuits (got d = {d}); use layout='lean'")
         from .cells import compile_cells
 
-        cc = compile_cells(circuit, seed=seed)
+        cc = compile_cells(circuit, seed=seed, d=d)
         return CompiledCircuit(circuit, cc.stack, n, d, cc.M, lay.L_C, tuple(l.kind for l in lay.layers),
                                {"linear": linear, "layout": layout, "budget": cc.budget, "steps": cc.steps})
     if layout in ("tight", "gapped", "lean"):

@@ -426,19 +426,38 @@ def demands_of(circuit, gates, carried, final):
 
 
 def _plan_cells(circuit: Circuit, M: int, max_steps, tries=200, seed=0, schedules=None, restarts=1, budget=None,
-                branch=3, node_budget=60):
+                branch=3, node_budget=60, start=None, out_cells=None):
     """Plan every level (restarting from level 1 on a failure); returns (stack, plans) or raises PlanFail."""
     err = None
     for r in range(restarts):
         try:
-            return _compile_cells(circuit, M, max_steps, tries, seed * 1000 + r, schedules, budget, branch, node_budget)
+            return _compile_cells(circuit, M, max_steps, tries, seed * 1000 + r, schedules, budget, branch, node_budget,
+                                  start, out_cells)
         except PlanFail as e:
             err = e
     raise err
 
 
+def _final_demands(circuit, gates, out_cells):
+    """The last level: its gates, each output slot i at cell out_cells[i] (a gate of this level at its first
+    slot; any other output, an earlier wire or a repeat, as a copy ("z", ("out", i), wire, 1, 0))."""
+    ds = demands_of(circuit, gates, (), True)
+    fixed = {}
+    top = set(gates)
+    for i, o in enumerate(circuit.outputs):
+        if o in top and o not in fixed:
+            fixed[o] = out_cells[i]
+        elif o in top:
+            raise HypothesisError(f"circuit: output {i} repeats wire {o}, which the last level computes; the cell "
+                                  "layout places each product once (use layout='lean')")
+        else:
+            ds.append(("z", ("out", i), o, Fraction(1), Fraction(0)))
+            fixed[("out", i)] = out_cells[i]
+    return ds, fixed
+
+
 def _compile_cells(circuit: Circuit, M: int, max_steps, tries=200, seed=0, schedules=None, budget=None,
-                   branch=3, node_budget=60):
+                   branch=3, node_budget=60, start=None, out_cells=None):
     """Depth-first over levels: up to `branch` plans per level, backtracking on a failure."""
     rng = random.Random(seed)
     n = circuit.n_inputs
@@ -446,14 +465,18 @@ def _compile_cells(circuit: Circuit, M: int, max_steps, tries=200, seed=0, sched
         raise PlanFail("M < n")
     rs, top = rounds(circuit)
     nout = len(circuit.outputs)
+    start = {i: i for i in range(n)} if start is None else start
+    out_cells = list(range(nout)) if out_cells is None else list(out_cells)
     counter = [0]
     deepest = [0, ""]
 
     def plan_one(li, start, used):
         gates, carried = rs[li]
         final = li == len(rs) - 1
-        ds = demands_of(circuit, gates, carried, final)
-        fixed = {o: i for i, o in enumerate(circuit.outputs)} if final else {}
+        if final:  # every wire carried into the last level is an output: the output slots cover them
+            ds, fixed = _final_demands(circuit, gates, out_cells)
+        else:
+            ds, fixed = demands_of(circuit, gates, carried, final), {}
         smax_here = max_steps(li) + (0 if budget is None else 1)
         left_levels = len(rs) - li - 1
         if budget is not None:
@@ -465,8 +488,8 @@ def _compile_cells(circuit: Circuit, M: int, max_steps, tries=200, seed=0, sched
                 order = ds[:]
                 rng.shuffle(order)
                 order.sort(key=lambda d: (0 if d[1] in fixed else 1, {"mul": 0, "lin": 1, "z": 2}[d[0]]))
-                if final:
-                    lo = 2 * ((nout + 1) // 2)
+                if final:  # y-operands beyond every output cell
+                    lo = 2 * ((max(out_cells) + 2) // 2)
                     ya = -rng.choice([v for v in range(lo, max(lo, M - 1) + 1, 2)] or [lo])
                 else:
                     ya = rng.choice((2, -2, 4, -4)) if M > 8 else rng.choice((2, -2))
@@ -507,7 +530,7 @@ def _compile_cells(circuit: Circuit, M: int, max_steps, tries=200, seed=0, sched
                 return res
         return None
 
-    plans = dfs(0, {i: i for i in range(n)}, [])
+    plans = dfs(0, dict(start), [])
     if plans is None:
         raise PlanFail(deepest[1] or "node budget")
     return emit(circuit, M, plans), plans
@@ -639,11 +662,60 @@ class CellCompiled:
     steps: tuple
 
 
+def _embed(layer: Layer, d: int) -> Layer:
+    """A one-channel layer acting on channel 0 of a d-channel state (the other channels stay 0)."""
+    Np = layer.b1.shape[0]
+    W = np.zeros((d, d), dtype=object)
+    W[...] = 0
+    W[0, 0] = layer.W[0, 0]
+    h = np.zeros((layer.h.shape[0], d), dtype=object)
+    h[...] = 0
+    h[:, 0] = layer.h[:, 0]
+    b1 = np.zeros((Np, d), dtype=object)
+    b1[...] = 0
+    b1[:, 0] = layer.b1[:, 0]
+    b2 = np.zeros((layer.b2.shape[0], d), dtype=object)
+    b2[...] = 0
+    b2[:, 0] = layer.b2[:, 0]
+    return Layer(W=W, h=h, b1=b1, b2=b2, conv=layer.conv, label=layer.label)
+
+
+def _channel_layers(n: int, d: int, Np: int) -> tuple:
+    """(spread, gather) for d > 1, two layers each: u[i, c] to row c·n + i of channel 0 (channel c shifted
+    down by c·n, then the channels summed), and back (channel 0 copied to channel c on rows c·n .. c·n + n − 1,
+    then channel c shifted up by c·n onto rows 0 .. n − 1)."""
+    eye = np.zeros((d, d), dtype=np.int64)
+    to0 = np.zeros((d, d), dtype=np.int64)
+    to0[:, 0] = 1
+    from0 = np.zeros((d, d), dtype=np.int64)
+    from0[0, :] = 1
+    down = np.zeros((Np, d), dtype=np.int64)
+    up = np.zeros((Np, d), dtype=np.int64)
+    blocks = np.zeros((Np, d), dtype=np.int64)
+    top = np.zeros((Np, d), dtype=np.int64)
+    top[:n] = 1
+    for c in range(d):
+        down[c * n, c] = 1
+        up[(Np - c * n) % Np, c] = 1
+        blocks[c * n:(c + 1) * n, c] = 1
+    one, zero = np.ones((1, 1), dtype=np.int64), np.zeros((1, 1), dtype=np.int64)
+    spread = (Layer(W=eye, h=down, b1=one, b2=zero, conv="circular", label="channel c down by c·n"),
+              Layer(W=to0, h=np.zeros((1, d), dtype=np.int64), b1=zero, b2=one, label="channels → channel 0"))
+    gather = (Layer(W=from0, h=np.zeros((1, d), dtype=np.int64), b1=zero, b2=blocks,
+                    label="channel 0 → channel c on rows c·n .. c·n + n"),
+              Layer(W=eye * 0, h=up, b1=top, b2=zero, conv="circular", label="channel c up by c·n"))
+    return spread, gather
+
+
 def compile_cells(circuit: Circuit, M: int | None = None, budget: int | None = None, seed: int = 0,
-                  tries: int = 150, restarts: int = 6, branch: int = 4, nodes: int = 300) -> CellCompiled:
-    """Compile a d = 1 circuit on the cell layout, N' = 2M rows (default M = max(2w, n, 4), w the cut
+                  tries: int = 150, restarts: int = 6, branch: int = 4, nodes: int = 300,
+                  d: int = 1) -> CellCompiled:
+    """Compile a circuit on the cell layout, N' = 2M rows (default M = max(2w, n·d, 4), w the cut
     width of its fan-in-2 form, so N' = 4w unless w < 2 or the inputs need more cells) within
-    ``budget`` layers (default 4Δ⌈log₂ w⌉, w read as at least 2).
+    ``budget`` layers (default 4Δ⌈log₂ w⌉, w read as at least 2).  The inputs are the row-major form
+    of u ∈ R^{n×d}; for d > 1 two layers first put u[i, c] on cell c·n + i of channel 0 and two
+    layers at the end bring output k back to (k div d, k mod d), d' = d (the planner gets the rest
+    of the budget).
 
     ``seed``, ``tries``, ``restarts``, ``branch`` and ``nodes`` steer the search; the result is
     deterministic for given values.  Raises a HypothesisError when the search finds no plan.
@@ -662,24 +734,37 @@ def compile_cells(circuit: Circuit, M: int | None = None, budget: int | None = N
     sizes = paper_sizes(circuit)
     if sizes["depth"] == 0:
         raise HypothesisError("circuit: has no linear or mul gate (depth 0); the cell layout compiles levels of gates")
-    w, depth, n = sizes["cut_width"], sizes["depth"], c.n_inputs
+    if not isinstance(d, int) or isinstance(d, bool) or d < 1 or c.n_inputs % d:
+        raise HypothesisError(f"d: must be a positive integer dividing the {c.n_inputs} inputs, got {d!r}")
+    w, depth, nd = sizes["cut_width"], sizes["depth"], c.n_inputs
+    n = nd // d
+    if len(c.outputs) > nd:
+        raise HypothesisError(f"circuit: {len(c.outputs)} outputs do not fit the n×d = {nd} output")
     per = 4 * max(1, math.ceil(math.log2(max(w, 2))))
     if budget is None:
         budget = depth * per
     if M is None:  # at least 4 cells: a product needs its operands two cells apart
-        M = max(2 * w, n, len(c.outputs), 4)
-    for pname, v, lo in (("M", M, max(n, len(c.outputs), 2)), ("budget", budget, 1)):
+        M = max(2 * w, nd, 4)
+    extra = 4 if d > 1 else 0  # the spread and gather layers
+    for pname, v, lo in (("M", M, max(nd, 2)), ("budget", budget, 1 + extra)):
         if not isinstance(v, int) or isinstance(v, bool) or v < lo:
-            raise HypothesisError(f"{pname}: must be an integer >= {lo} (the circuit has {n} inputs and "
-                                  f"{len(c.outputs)} outputs), got {v!r}")
+            raise HypothesisError(f"{pname}: must be an integer >= {lo} (the circuit has {nd} inputs and "
+                                  f"{len(c.outputs)} outputs, d = {d}), got {v!r}")
     smax = max(1, (per - 2) // 2)
+    start = {(k % d) * n + k // d: k for k in range(nd)}  # input k = u[k div d, k mod d] (cell k when d = 1)
+    out_cells = [(i % d) * n + i // d for i in range(len(c.outputs))]
     try:
-        stack, plans = _plan_cells(c, M, lambda li: smax, tries=tries, seed=seed, restarts=restarts, budget=budget,
-                                   branch=branch, node_budget=nodes)
+        stack, plans = _plan_cells(c, M, lambda li: smax, tries=tries, seed=seed, restarts=restarts,
+                                   budget=budget - extra, branch=branch, node_budget=nodes, start=start,
+                                   out_cells=out_cells)
     except PlanFail as e:
         raise HypothesisError(
             f"circuit: the cell planner found no plan within {budget} layers on N' = {2 * M} rows ({e}); this is "
             "a search, not a proof that none exists: try another seed, more restarts, or layout='lean'") from None
     name = f"H.21 cells({circuit.name or 'circuit'})"
-    stack = Stack(stack.N, 1, stack.layers, stack.N_int, 1, name=name)
+    layers = tuple(stack.layers)
+    if d > 1:
+        spread, gather = _channel_layers(n, d, 2 * M)
+        layers = spread + tuple(_embed(layer, d) for layer in layers) + gather
+    stack = Stack(n, d, layers, 2 * M, d, name=name)
     return CellCompiled(stack, M, budget, tuple(P.s for P, _ in plans))
