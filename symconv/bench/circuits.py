@@ -11,7 +11,7 @@ alive across a level); the detail also shows the level width (gates per
 level).  ``--layout`` picks the compiler's layout (default ``lean``: as
 few layers as ``tight`` or fewer, on the same N', on every circuit of the
 table; ``--shifts k`` lets its merged stages take k shifts, N' ≤ k·(K + S));
-``--layout cells`` (d = 1 circuits with numeric coefficients; a seeded search that may find no
+``--layout cells`` (circuits with numeric coefficients; a seeded search that may find no
 plan) meets both bounds on the random circuits; circuits it cannot compile are reported as not
 built (ratio inf).  ``--plot FILE.png`` draws the three ratios against w (matplotlib).
 ``--ratios-only`` skips the timed figures below.
@@ -48,7 +48,7 @@ DESCRIPTION = "Theorem H.21 compiler: exact width-16 check, numeric width-4096 r
 
 def add_arguments(p) -> None:
     p.add_argument("--layout", choices=("lean", "tight", "gapped", "proof", "cells"), default="lean",
-                   help="compiler layout for the signature ratios (default lean; cells: d = 1 only, a seeded search)")
+                   help="compiler layout for the signature ratios (default lean; cells: a seeded search that may find no plan)")
     p.add_argument("--shifts", type=int, default=None,
                    help="lean layout: the most shifts of a merged routing stage that needs a spread (default 3: tight's N'; "
                         "more: fewer layers on N' <= shifts·(K + S) rows)")
@@ -123,7 +123,7 @@ def signature_ratios(args) -> tuple[list[Record], dict]:
         except HypothesisError as e:
             if args.layout != "cells":
                 raise
-            for key in series:  # the cells layout compiles only d = 1 circuits with numeric coefficients
+            for key in series:  # no plan, or a circuit the cells layout does not take
                 recs.append(Record(f"{key}: {where}", math.inf, "<= 1", False, "", f"not built: {e}"))
             continue
         ratios = {"L / 4Δ⌈log₂w⌉": sig.L / L_bound if L_bound else math.inf,

@@ -1,4 +1,4 @@
-"""Theorem H.21 on a cell layout (``layout="cells"``): d = d' = 1, N' = 2M rows, circular filters.
+"""Theorem H.21 on a cell layout (``layout="cells"``): N' = 2M rows on channel 0, circular filters.
 
 Rows [0, M) are M *cells*, rows [M, 2M) are spare.  Between steps every token
 (a wire, possibly scaled) sits on a cell, at most one per cell.
@@ -18,6 +18,9 @@ Rows [0, M) are M *cells*, rows [M, 2M) are spare.  Between steps every token
   above, shift schedules drawn at random, levels searched depth-first with
   backtracking) chooses every token's moves under a layer budget; consecutive W = 0
   layers of a level are then merged where that is exact (:mod:`.cells_merge`).
+
+For d > 1 two layers first put u[i, c] on cell c·n + i of channel 0 and two more bring
+output k back to (k div d, k mod d): d' = d, the other channels stay zero in between.
 
 The planner is a search: when it finds nothing, :func:`compile_cells` raises a
 HypothesisError, which proves nothing about the circuit.  The scheme and planner
