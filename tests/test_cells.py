@@ -64,6 +64,13 @@ def test_outputs_that_are_inputs_lower_wires_or_repeats_exactly():
         compile_cells(b.build([m, m]))  # a product of the last level, twice: refused, not half-built
 
 
+def test_huge_and_fractional_coefficients_exactly():
+    b = CircuitBuilder(2)
+    g = b.linear({0: 10 ** 40, 1: sympy.Rational(-3, 7)}, sympy.Rational(1, 2))
+    c = b.build([b.mul(g, 1)])
+    assert _exact(c, compile_cells(c).stack)
+
+
 def test_squares_and_carried_wires_exactly():
     c = powers_circuit(3)  # x², x⁴, x⁸ carried to a sum: products of a wire with itself
     r = compile_cells(c)
@@ -111,3 +118,10 @@ def test_refusals_name_the_parameter():
         compile_cells(c, M=2)
     with pytest.raises(HypothesisError, match="restarts"):
         compile_cells(c, restarts=0)
+    with pytest.raises(HypothesisError, match="seconds: must be a positive number"):
+        compile_cells(c, seconds=0)
+    with pytest.raises(HypothesisError, match="search stopped after"):
+        compile_cells(random_circuit(16, 16, 3, seed=1, n_outputs=16, sparse=True), seconds=1)
+    b = CircuitBuilder(2)
+    with pytest.raises(HypothesisError, match="not a rational number"):
+        compile_cells(b.build([b.mul(b.linear({0: sympy.sqrt(2), 1: 1}), 1)]))

@@ -38,6 +38,7 @@ from __future__ import annotations
 import heapq
 import math
 import random
+import time
 import zlib
 from dataclasses import dataclass
 from fractions import Fraction
@@ -390,11 +391,17 @@ def rounds(circuit: Circuit):
 
 
 def _rational(c, where: str) -> Fraction:
-    try:
-        return Fraction(int(c)) if float(c).is_integer() and not isinstance(c, Fraction) else Fraction(c)
-    except (TypeError, ValueError):
-        raise HypothesisError(f"{where}: coefficient {c!r} is not a rational number; layout 'cells' needs "
-                              "numeric coefficients") from None
+    """A gate coefficient as a Fraction (ints, Fractions, finite floats, sympy rationals)."""
+    if isinstance(c, (int, np.integer)) and not isinstance(c, bool):
+        return Fraction(int(c))
+    if isinstance(c, Fraction):
+        return c
+    if getattr(c, "is_Rational", False):
+        return Fraction(int(c.p), int(c.q))
+    if isinstance(c, (float, np.floating)) and math.isfinite(c):
+        return Fraction(float(c))
+    raise HypothesisError(f"{where}: coefficient {c!r} is not a rational number; layout 'cells' needs "
+                          "numeric coefficients")
 
 
 def demands_of(circuit, gates, carried, final):
@@ -429,15 +436,19 @@ def demands_of(circuit, gates, carried, final):
 
 
 def _plan_cells(circuit: Circuit, M: int, max_steps, tries=200, seed=0, schedules=None, restarts=1, budget=None,
-                branch=3, node_budget=60, start=None, out_cells=None):
-    """Plan every level (restarting from level 1 on a failure); returns (stack, plans) or raises PlanFail."""
+                branch=3, node_budget=60, start=None, out_cells=None, seconds=None):
+    """Plan every level (restarting from level 1 on a failure); returns (stack, plans) or raises PlanFail.
+    ``seconds``: stop the search after this long (None: no limit)."""
     err = None
+    spent = [time.perf_counter(), seconds]
     for r in range(restarts):
         try:
             return _compile_cells(circuit, M, max_steps, tries, seed * 1000 + r, schedules, budget, branch, node_budget,
-                                  start, out_cells)
+                                  start, out_cells, spent)
         except PlanFail as e:
             err = e
+            if spent[1] is not None and time.perf_counter() - spent[0] >= spent[1]:
+                break
     raise err
 
 
@@ -460,7 +471,7 @@ def _final_demands(circuit, gates, out_cells):
 
 
 def _compile_cells(circuit: Circuit, M: int, max_steps, tries=200, seed=0, schedules=None, budget=None,
-                   branch=3, node_budget=60, start=None, out_cells=None):
+                   branch=3, node_budget=60, start=None, out_cells=None, spent=None):
     """Depth-first over levels: up to `branch` plans per level, backtracking on a failure."""
     rng = random.Random(seed)
     n = circuit.n_inputs
@@ -496,6 +507,8 @@ def _compile_cells(circuit: Circuit, M: int, max_steps, tries=200, seed=0, sched
                     ya = -rng.choice([v for v in range(lo, max(lo, M - 1) + 1, 2)] or [lo])
                 else:
                     ya = rng.choice((2, -2, 4, -4)) if M > 8 else rng.choice((2, -2))
+                if spent is not None and spent[1] is not None and time.perf_counter() - spent[0] > spent[1]:
+                    raise PlanFail(f"search stopped after its {spent[1]:g} s")
                 try:
                     P = plan_level(M, sched, start, order, rng, fixed, ya=ya)
                 except PlanFail:
@@ -712,7 +725,7 @@ def _channel_layers(n: int, d: int, Np: int) -> tuple:
 
 def compile_cells(circuit: Circuit, M: int | None = None, budget: int | None = None, seed: int = 0,
                   tries: int = 150, restarts: int = 6, branch: int = 4, nodes: int = 300,
-                  d: int = 1) -> CellCompiled:
+                  d: int = 1, seconds: float | None = 120.0) -> CellCompiled:
     """Compile a circuit on the cell layout, N' = 2M rows (default M = max(2w, n·d, 4), w the cut
     width of its fan-in-2 form, so N' = 4w unless w < 2 or the inputs need more cells) within
     ``budget`` layers (default 4Δ⌈log₂ w⌉, w read as at least 2).  The inputs are the row-major form
@@ -720,13 +733,19 @@ def compile_cells(circuit: Circuit, M: int | None = None, budget: int | None = N
     layers at the end bring output k back to (k div d, k mod d), d' = d (the planner gets the rest
     of the budget).
 
-    ``seed``, ``tries``, ``restarts``, ``branch`` and ``nodes`` steer the search; the result is
-    deterministic for given values.  Raises a HypothesisError when the search finds no plan.
+    ``seed``, ``tries``, ``restarts``, ``branch`` and ``nodes`` steer the search, and ``seconds`` stops it
+    (default 120 s; the bench's circuits take at most about 35 s, None for no limit).  A stack it returns
+    depends only on the circuit and these values, not on the time taken.  Raises a HypothesisError when
+    the search finds no plan.
     """
     if not isinstance(circuit, Circuit):
         raise HypothesisError(f"circuit: expected a Circuit, got {type(circuit).__name__}")
+    if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float, np.integer,
+                                                                                      np.floating))
+                                or not 0 < seconds < math.inf):
+        raise HypothesisError(f"seconds: must be a positive number or None, got {seconds!r}")
     for pname, v in (("seed", seed), ("tries", tries), ("restarts", restarts), ("branch", branch), ("nodes", nodes)):
-        if not isinstance(v, int) or isinstance(v, bool) or v < (0 if pname == "seed" else 1):
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < (0 if pname == "seed" else 1):
             raise HypothesisError(f"{pname}: must be a {'non-negative' if pname == 'seed' else 'positive'} integer, "
                                   f"got {v!r}")
     c = binarize(circuit)
@@ -750,16 +769,17 @@ def compile_cells(circuit: Circuit, M: int | None = None, budget: int | None = N
         M = max(2 * w, nd, 4)
     extra = 4 if d > 1 else 0  # the spread and gather layers
     for pname, v, lo in (("M", M, max(nd, 2)), ("budget", budget, 1 + extra)):
-        if not isinstance(v, int) or isinstance(v, bool) or v < lo:
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < lo:
             raise HypothesisError(f"{pname}: must be an integer >= {lo} (the circuit has {nd} inputs and "
                                   f"{len(c.outputs)} outputs, d = {d}), got {v!r}")
+    M, budget = int(M), int(budget)
     smax = max(1, (per - 2) // 2)
     start = {(k % d) * n + k // d: k for k in range(nd)}  # input k = u[k div d, k mod d] (cell k when d = 1)
     out_cells = [(i % d) * n + i // d for i in range(len(c.outputs))]
     try:
         stack, plans = _plan_cells(c, M, lambda li: smax, tries=tries, seed=seed, restarts=restarts,
                                    budget=budget - extra, branch=branch, node_budget=nodes, start=start,
-                                   out_cells=out_cells)
+                                   out_cells=out_cells, seconds=None if seconds is None else float(seconds))
     except PlanFail as e:
         raise HypothesisError(
             f"circuit: the cell planner found no plan within {budget} layers on N' = {2 * M} rows ({e}); this is "
