@@ -3,10 +3,19 @@
 Two W = 0 layers D2·C2·D1·C1 become one layer D·C with C = C2*C1 (taps convolved, cyclic)
 when, on the actual occupancy (affine forms over the level's start tokens), every row of
 the merged layer's output is a multiple of the two-layer output plus a constant.
+
+>>> from fractions import Fraction as F
+>>> state = {0: ({"t": F(1)}, F(0))}                       # one token on row 0 of 4 rows
+>>> apply_w0(state, {1: F(1)}, [F(1)] * 4, [F(0)] * 4, 4)   # shift it down by one
+{1: ({'t': Fraction(1, 1)}, Fraction(0, 1))}
 """
+from __future__ import annotations
+
 from fractions import Fraction
+
 import numpy as np
-from symconv.model import Layer
+
+from ..model import Layer
 
 
 def _taps(L):
