@@ -61,7 +61,6 @@ class Node:
     wire: object          # wire id, or ("g", wire) for a merged gate before it is final
     pred: int | None      # cell at time k-1 (None at time 0)
     dedicated: bool = False
-    scale: Fraction = Fraction(1)   # layer-A scale of the move into this node (merge movers)
 
 
 class LevelPlan:
@@ -274,7 +273,7 @@ def plan_level(M, sched, start, demands, rng, fixed=None, ya=2):
                 P.finals[c - ya] = ("y", g, y, x)
                 break
             else:
-                e = PlanFail(f"mul {g}"); e.P = P; raise e
+                raise PlanFail(f"mul {g}")
         elif kind == "lin":
             _, g, a, b, ca, cb, c0 = d
             want = fixed.get(g)
@@ -291,8 +290,8 @@ def plan_level(M, sched, start, demands, rng, fixed=None, ya=2):
                     if done:
                         break
                     # mover mv at (k-1, c-D) -> (k, c); stayer st at (k-1, c) -> (k, c)
-                    Pm = P.partial_paths(mv, 0, pos[mv], k - 1)
-                    Ps = P.partial_paths(st, 0, pos[st], k - 1)
+                    Pm = P._search(mv, 0, pos[mv], k - 1)
+                    Ps = P._search(st, 0, pos[st], k - 1)
                     cells = [c for c in range(M) if (c - D) in Pm and c in Ps and P.occ[k].get(c) is None
                              and 0 <= c - D < M]
                     rng.shuffle(cells)
@@ -305,8 +304,8 @@ def plan_level(M, sched, start, demands, rng, fixed=None, ya=2):
                         gw = ("g", g)
                         # tentatively commit
                         snap = [dict(o) for o in P.occ]
-                        P.commit_partial(mv, 0, pm)
-                        P.commit_partial(st, 0, ps_)
+                        P.commit(mv, 0, pm, dedicated_last=False)
+                        P.commit(st, 0, ps_, dedicated_last=False)
                         if P.occ[k].get(c) is not None or not P.wrap_ok(k, c, True):
                             P.occ = snap
                             continue
@@ -339,29 +338,10 @@ def plan_level(M, sched, start, demands, rng, fixed=None, ya=2):
     return P
 
 
-def _partial_paths(self, wire, k0, c0, kt):
-    """Cheapest paths from (k0,c0) to time kt (kt may be k0); {cell: (cost, path)}; nodes at kt not dedicated."""
-    return self._search(wire, k0, c0, kt)
-
-
-def _commit_partial(self, wire, k0, path):
-    for i in range(1, len(path)):
-        k, c = k0 + i, path[i]
-        n = self.occ[k].get(c)
-        if n is None:
-            self.occ[k][c] = Node(wire, path[i - 1])
-        else:
-            assert n.wire == wire and n.pred == path[i - 1]
-
-
-LevelPlan.partial_paths = _partial_paths
-LevelPlan.commit_partial = _commit_partial
-
-
 # ----------------------------------------------------------------------------- circuit rounds
 
 def rounds(circuit: Circuit):
-    """Per level l = 1..top: (gates of level l that are needed, wires carried past l)."""
+    """Per level l = 1..top (top: the deepest output): (gates of level l that are needed, wires carried past l)."""
     n = circuit.n_inputs
     lev = circuit.levels()
     needed = set(circuit.outputs)
@@ -387,7 +367,7 @@ def rounds(circuit: Circuit):
         gates = [n + k for k in range(len(circuit.gates)) if n + k in needed and lev[n + k] == l]
         carried = sorted(w for w in needed if lev[w] < l and last.get(w, 0) > l)
         out.append((gates, carried))
-    return out, top
+    return out
 
 
 def _rational(c, where: str) -> Fraction:
@@ -404,7 +384,7 @@ def _rational(c, where: str) -> Fraction:
                           "numeric coefficients")
 
 
-def demands_of(circuit, gates, carried, final):
+def demands_of(circuit, gates, carried):
     """What one level must deliver: ("mul", g, a, b), ("lin", g, a, b, ca, cb, c0) for a gate
     ca·a + cb·b + c0, ("z", key, wire, coeff, c0) for one-input gates and carried wires."""
     n = circuit.n_inputs
@@ -435,7 +415,7 @@ def demands_of(circuit, gates, carried, final):
     return ds
 
 
-def _plan_cells(circuit: Circuit, M: int, max_steps, tries=200, seed=0, schedules=None, restarts=1, budget=None,
+def _plan_cells(circuit: Circuit, M: int, smax: int, tries=200, seed=0, restarts=1, budget=None,
                 branch=3, node_budget=60, start=None, out_cells=None, seconds=None):
     """Plan every level (restarting from level 1 on a failure); returns (stack, plans) or raises PlanFail.
     ``seconds``: stop the search after this long (None: no limit)."""
@@ -443,7 +423,7 @@ def _plan_cells(circuit: Circuit, M: int, max_steps, tries=200, seed=0, schedule
     spent = [time.perf_counter(), seconds]
     for r in range(restarts):
         try:
-            return _compile_cells(circuit, M, max_steps, tries, seed * 1000 + r, schedules, budget, branch, node_budget,
+            return _compile_cells(circuit, M, smax, tries, seed * 1000 + r, budget, branch, node_budget,
                                   start, out_cells, spent)
         except PlanFail as e:
             err = e
@@ -455,7 +435,7 @@ def _plan_cells(circuit: Circuit, M: int, max_steps, tries=200, seed=0, schedule
 def _final_demands(circuit, gates, out_cells):
     """The last level: its gates, each output slot i at cell out_cells[i] (a gate of this level at its first
     slot; any other output, an earlier wire or a repeat, as a copy ("z", ("out", i), wire, 1, 0))."""
-    ds = demands_of(circuit, gates, (), True)
+    ds = demands_of(circuit, gates, ())
     fixed = {}
     top = set(gates)
     for i, o in enumerate(circuit.outputs):
@@ -470,14 +450,14 @@ def _final_demands(circuit, gates, out_cells):
     return ds, fixed
 
 
-def _compile_cells(circuit: Circuit, M: int, max_steps, tries=200, seed=0, schedules=None, budget=None,
+def _compile_cells(circuit: Circuit, M: int, smax: int, tries=200, seed=0, budget=None,
                    branch=3, node_budget=60, start=None, out_cells=None, spent=None):
     """Depth-first over levels: up to `branch` plans per level, backtracking on a failure."""
     rng = random.Random(seed)
     n = circuit.n_inputs
     if M < n:
         raise PlanFail("M < n")
-    rs, top = rounds(circuit)
+    rs = rounds(circuit)
     nout = len(circuit.outputs)
     start = {i: i for i in range(n)} if start is None else start
     out_cells = list(range(nout)) if out_cells is None else list(out_cells)
@@ -490,15 +470,15 @@ def _compile_cells(circuit: Circuit, M: int, max_steps, tries=200, seed=0, sched
         if final:  # every wire carried into the last level is an output: the output slots cover them
             ds, fixed = _final_demands(circuit, gates, out_cells)
         else:
-            ds, fixed = demands_of(circuit, gates, carried, final), {}
-        smax_here = max_steps(li) + (0 if budget is None else 1)
+            ds, fixed = demands_of(circuit, gates, carried), {}
+        smax_here = smax + (0 if budget is None else 1)
         left_levels = len(rs) - li - 1
         if budget is not None:
             cap = (budget - used - 3 * left_levels - 1) // 2   # merged levels can be shorter than 2s + 2
             smax_here = cap if final else min(smax_here + 1, cap)
         for s_ in range(1, smax_here + 1):
             for t in range(tries):
-                sched = (schedules(s_, M, rng) if schedules else default_schedule(s_, M, rng))
+                sched = default_schedule(s_, M, rng)
                 order = ds[:]
                 rng.shuffle(order)
                 order.sort(key=lambda d: (0 if d[1] in fixed else 1, {"mul": 0, "lin": 1, "z": 2}[d[0]]))
@@ -777,7 +757,7 @@ def compile_cells(circuit: Circuit, M: int | None = None, budget: int | None = N
     start = {(k % d) * n + k // d: k for k in range(nd)}  # input k = u[k div d, k mod d] (cell k when d = 1)
     out_cells = [(i % d) * n + i // d for i in range(len(c.outputs))]
     try:
-        stack, plans = _plan_cells(c, M, lambda li: smax, tries=tries, seed=seed, restarts=restarts,
+        stack, plans = _plan_cells(c, M, smax, tries=tries, seed=seed, restarts=restarts,
                                    budget=budget - extra, branch=branch, node_budget=nodes, start=start,
                                    out_cells=out_cells, seconds=None if seconds is None else float(seconds))
     except PlanFail as e:
