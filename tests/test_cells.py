@@ -116,6 +116,10 @@ def test_refusals_name_the_parameter():
         compile_arithmetic(c, 4, 1, layout="lean", seed=1)
     with pytest.raises(HypothesisError, match="M: must be an integer >= 4"):
         compile_cells(c, M=2)
+    with pytest.raises(HypothesisError, match="M: .* past the planner's reach"):
+        compile_cells(c, M=10 ** 9)
+    with pytest.raises(HypothesisError, match="M: must be an integer"):
+        compile_cells(c, M="16")
     with pytest.raises(HypothesisError, match="restarts"):
         compile_cells(c, restarts=0)
     with pytest.raises(HypothesisError, match="seconds: must be a positive number"):

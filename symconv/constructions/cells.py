@@ -647,6 +647,9 @@ def _emit_level(P, M, li):
     return layers
 
 
+MAX_CELLS = 1 << 16  # M: the planner scans cells in Python (the w = 1024 hook circuit, M = 3294: about 4 minutes)
+
+
 @dataclass(frozen=True)
 class CellCompiled:
     """A circuit compiled on the cell layout: the stack, the cells M (N' = 2M), the layer budget the
@@ -752,6 +755,9 @@ def compile_cells(circuit: Circuit, M: int | None = None, budget: int | None = N
         if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < lo:
             raise HypothesisError(f"{pname}: must be an integer >= {lo} (the circuit has {nd} inputs and "
                                   f"{len(c.outputs)} outputs, d = {d}), got {v!r}")
+    if M > MAX_CELLS:
+        raise HypothesisError(f"M: {M} cells is past the planner's reach (at most {MAX_CELLS}; it walks every "
+                              "cell at every step, about 4 minutes at M = 3294)")
     M, budget = int(M), int(budget)
     smax = max(1, (per - 2) // 2)
     start = {(k % d) * n + k // d: k for k in range(nd)}  # input k = u[k div d, k mod d] (cell k when d = 1)
