@@ -827,8 +827,8 @@ def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool 
         raise HypothesisError(f"layout: expected one of {', '.join(map(repr, LAYOUTS))}, got {layout!r}")
     if layout != "proof" and linear != "routing":
         raise HypothesisError(f"layout: {layout!r} needs linear='routing'")
-    if layout == "cells" and (linear != "routing" or merge_linear):
-        raise HypothesisError("layout: 'cells' takes the circuit as it is (linear='routing', merge_linear=False)")
+    if layout == "cells" and merge_linear:
+        raise HypothesisError("merge_linear: layout 'cells' takes the circuit's gates as they are (merge_linear=False)")
     if seed != 0 and layout != "cells":
         raise HypothesisError(f"seed: only layout='cells' searches (got layout={layout!r})")
     if shifts is not None and layout != "lean":
