@@ -205,7 +205,7 @@ def family(name, statement, key_of, n_of, sizes, hypotheses=(), numeric=None, ex
                              "b2 of the layer before: no more layers than tight (fewer on most circuits), same rows "
                              "(bench circuits --layout lean)"),
                 ) + ((Variant("cells layout", builder(layout="cells"), where=cells_where, numeric=cells_numeric,
-                        note="N' = 2M rows, M = 2w cells (w = cut width) and a spare region, on channel 0 (for d > 1 two "
+                        note="N' = 2M rows, M = max(2w, n·d, 4) cells (w = cut width) and a spare region, on channel 0 (for d > 1 two "
                              "layers in and two out); masked shift "
                              "steps of two layers move any tokens by any shift, products in a two-layer gate "
                              "round; a seeded search plans every token's moves within 4Δ⌈log₂w⌉ layers "
@@ -279,7 +279,8 @@ CLAIMS = [
            (Hypothesis(divides(size("d"), 2, size("p"), size("p"))),),
            cells_where=Hypothesis(size("d") <= 1, why="p = 1, d = 2: the cells layout's 4 channel layers exceed "
                                                       "4Δ⌈log₂w⌉ = 4")
-           & Hypothesis(size("p") <= 1, why="time: p = 2 takes the cells search 13 s (d = 1) to minutes (d = 2)")),
+           & Hypothesis(size("p") <= 1, why="p = 2, d = 1: the default cells search finds no plan (restarts=10 "
+                                            "does, 13 s); d = 2 needs seed=2, restarts=12 (bench circuits)")),
     family("powers", "x² + x⁴ + … + x^(2^k), every power carried to a sum at the end "
            "(level width 1, cut width k)", lambda s: ("powers", s["k"]), lambda s: 1, (SizeParam("k", 1, 4),)),
     family("det3", "the 3×3 determinant (cofactor expansion)", lambda s: ("det3", 0),
