@@ -21,7 +21,10 @@ b1 = (1 | b^ℓ | 0), giving (u | z^ℓ | 0) (a swap layer (u | z) → (z | u)
 precedes the conv from the second layer on); a last layer brings z^L up to
 rows [0, N).  It needs N' + N ≥ 3N, i.e. N' ≥ 2N.
 
-N ≤ N' < 2N (claimed: N' + N < 3N rows): not decided.  The same route runs on
+N ≤ N' < 2N (claimed: N' + N < 3N rows): decided only at N = 1, where N' = 1 and two
+rows suffice (claim "Hyena -> BaseConv (N = N' = 1)", symconv.constructions.hyena_two_rows:
+2L − 1 layers when the middle W^ℓ are invertible, at most 3 + 2d(L − 2) for any rational
+middle W^ℓ, so within 5L for every model with d ≤ 2).  For N ≥ 2 it is not decided.  The same route runs on
 3N rows (more than claimed) and is proved there for all N, N' and L by the same
 induction; only rows [0, N) of b^ℓ and h^ℓ reach the output, so N' itself does
 not matter.  Why the route needs 3N rows: the layer that applies W^ℓ gates every
@@ -31,8 +34,13 @@ keep u only on rows that are zero in its state (N more), when W^ℓ is singular
 (W^ℓ invertible would let u survive twisted, as u·W^ℓ).  A causal product of
 N-row blocks also spills N − 1 rows past its block, which only the end of the
 state absorbs.  This is an argument about routes of that shape, not a
-certificate: there is neither a construction on N' + N < 3N rows nor a proof
-that none exists within 5L layers.
+certificate: for N ≥ 2 there is neither a construction on N' + N < 3N rows nor a
+proof that none exists within 5L layers.  The N = 1 route's twist narrows it: a
+product layer whose gate reads h^ℓ * z (twisted by an invertible G) and whose
+convolution reads p^ℓ channel by channel from a row block holding u·G + g multiplies
+by p^ℓ and keeps u, so for invertible W^ℓ a width d > 1 costs one layer per Hyena
+layer more than d = 1, and what is missing for every d is the d = 1 linear step
+(u | z) → (u | h^ℓ * z) on 2N rows (README, "Prop. H.12 with N ≤ N' < 2N").
 
 Circular layers are needed, not a choice: with the paper's causal ``*`` alone the claim is false at
 d = 1.  A causal layer maps row 0 by a polynomial in row 0 alone, of degree ≤ 2 when d' = 1, so row 0
@@ -59,6 +67,7 @@ from symconv.claims import NumericCase
 from symconv.constructions.hyena import (baseconv_from_hyena, baseconv_from_hyena_as_printed,
                                          hyena_chain_induction, hyena_from_baseconv, hyena_induction,
                                          hyena_rows)
+from symconv.constructions.hyena_two_rows import baseconv_on_two_rows
 from symconv.hyena import HyenaLayer, HyenaStack, evaluate as hyena_eval, evaluate_nested
 from symconv.model import Layer, Stack
 
@@ -160,6 +169,48 @@ def hyena_numeric_narrow(N, d, batch, rng, L=2, K=128):
     return hyena_numeric(N, d, batch, rng, L, K, Np=N + N // 2)
 
 
+# ---------------------------------------------------------------- Hyena → BaseConv at N = N' = 1, on 2 rows
+
+SIZES_ONE = (SizeParam("L", 1, 4), SizeParam("d", 1, 3))
+
+
+def middle_weights(ell, d):
+    """The fixed rational W^ℓ of a middle layer (1 < ℓ < L) of the N = 1 box: invertible and not diagonal at
+    ℓ = 2 (one twist), rank one with every column nonzero at ℓ = 3 (d sets of columns, so d twists)."""
+    if ell == 2:
+        return [[1 if i == j else (1 if j == i + 1 else 0) for j in range(d)] for i in range(d)] if d > 1 else [[3]]
+    return [[(i + 1) * (j + 1) for j in range(d)] for i in range(d)]
+
+
+def hyena_model_one(z):
+    """An (1, L, d, 1, d) Hyena model: W^1 and W^L symbolic, middle W^ℓ fixed (middle_weights), b, h symbolic."""
+    L, d = z["L"], z["d"]
+    layers = tuple(
+        HyenaLayer(W=sym(f"W{l}", d, d).entries if l in (1, L) else middle_weights(l, d),
+                   b=sym(f"b{l}", 1, d).entries, h=sym(f"h{l}", 1, d).entries, label=f"layer {l}")
+        for l in range(1, L + 1))
+    return HyenaStack(1, d, layers, N_int=1, name=f"Hyena(L={L})")
+
+
+def build_two_rows(z):
+    model = hyena_model_one(z)
+    u = sym("u", 1, z["d"])
+    stack = baseconv_on_two_rows(model)
+    outs = [hyena_eval(HyenaStack(1, z["d"], model.layers[:l], N_int=1), u) for l in range(1, model.L + 1)]
+    steps = [Step("prep: (z^1 | u)", 1, slots(2, z["d"], (0, outs[0]), (1, u)))]
+    done = 2 if model.L > 1 else 1
+    if model.L > 1:
+        steps.append(Step("swap: (u | z^1)", 2, slots(2, z["d"], (0, u), (1, outs[0]))))
+    for l in range(2, model.L):
+        done += sum(1 for layer in stack.layers if layer.label.startswith(f"layer {l},"))
+        steps.append(Step("layer l (1 < l < L): (u | z^l)", done, slots(2, z["d"], (0, u), (1, outs[l - 1]))))
+    return Instance(u, stack, outs[-1], tuple(steps))
+
+
+def claimed_one(z):
+    return Signature(1, 5 * z["L"], z["d"], 2, z["d"])
+
+
 # ---------------------------------------------------------------- BaseConv → Hyena
 
 def baseconv_model(z, with_b2=True):
@@ -228,8 +279,8 @@ CLAIMS = [
           (N_LE_NP, WIDE), caps=CAPS, cost=cost,
           bounds=signature_bounds("5L", "N' + N", "d' = d", L_certs=L_CERTS, at_L=L_AT)),
     Claim("H.12", "Hyena -> BaseConv (N' < 2N)",
-          "the same for N <= N' < 2N; symconv builds it on 3N > N'+N rows, so the claimed N'+N rows is "
-          "neither met nor refuted (open)",
+          "the same for N <= N' < 2N; symconv builds it on 3N > N'+N rows, so for N >= 2 the claimed N'+N "
+          "rows is neither met nor refuted (open); N = 1 (N' = 1) is met on 2 rows by claim 'N = N' = 1'",
           SIZES, claimed_5L,
           (Variant("corrected, on 3N rows", build_hyena_to_baseconv, numeric=hyena_numeric_narrow,
                    proof=lambda z: hyena_induction(z["N"], 2 * z["N"]),
@@ -240,6 +291,19 @@ CLAIMS = [
           (N_LE_NP, NARROW), caps=CAPS, cost=cost,
           bounds=signature_bounds("5L", "N' + N", "d' = d", L_certs=L_CERTS, at_L=L_AT,
                                   expect={"N'": "met up to c"})),
+    Claim("H.12", "Hyena -> BaseConv (N = N' = 1)",
+          "the case N <= N' < 2N at N = 1 (so N' = 1): an (1, L, d, 1, d) Hyena model is a (1, 5L, d, 2, d) "
+          "BaseConv model",
+          SIZES_ONE, claimed_one,
+          (Variant("on N'+N = 2 rows", build_two_rows,
+                   note="prep (z^1 | u), swap (u | z^1), per middle layer a twist u·G + g and a product with "
+                        "W = G^-1 per set of independent columns of W^l, final gate on the top row: 2L - 1 layers "
+                        "for invertible middle W^l, at most 3 + 2d(L - 2); the box has W^1, W^L, b, h symbolic "
+                        "and the middle W^l fixed (invertible at l = 2, rank one at l = 3); every L by hand "
+                        "(symconv.constructions.hyena_two_rows)"),),
+          (), cost=lambda z: float((z["d"] + 1) ** (2 * z["L"])),
+          bounds=signature_bounds("5L", "N' + N", "d' = d", L_certs=both(not_identity, degree),
+                                  at_L=largest("L"))),
     Claim("H.12", "Hyena -> BaseConv (printed route)",
           "prep layer, then remember_{N,N,0,0} per layer (N' = N, constant projections p^ℓ = b^ℓ)",
           SIZES_SQUARE, lambda z: Signature(z["N"], 5 * z["L"], z["d"], 2 * z["N"], z["d"]),

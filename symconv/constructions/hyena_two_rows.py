@@ -1,0 +1,205 @@
+"""Prop. H.12 (Hyena → BaseConv) at N = 1 on N' + N = 2 rows.
+
+For N = 1 the claim's case N ≤ N' < 2N is N' = 1, and the claimed model has N' + N = 2
+rows, fewer than the 3N rows of :func:`~symconv.constructions.hyena.baseconv_from_hyena`.
+At N = 1 a Hyena layer is z^ℓ = p^ℓ ⊙ h^ℓ₀ ⊙ z^{ℓ−1} with p^ℓ = u·W^ℓ + b^ℓ (one row), and
+two rows suffice.  The state is (top | bottom), each a 1×d row:
+
+* **prep** (causal, W = W¹, taps h¹₀ and 1, b1 = (b¹ | 1)): (u | 0) ↦ (z¹ | u).  The top row
+  is (u·W¹ + b¹) ⊙ (h¹₀ ⊙ u); the bottom row's gate is constant (its state is 0) and its
+  convolution reads u from the row above.
+* **swap** (circular, taps 0 and 1): (z¹ | u) ↦ (u | z¹), when L ≥ 2.
+* **middle layer ℓ** (1 < ℓ < L), from (u | z) to (u | z^ℓ): the nonzero columns of W^ℓ are
+  split into sets S of linearly independent columns (:func:`column_passes`; one set when W^ℓ
+  is invertible), and each set takes two layers:
+
+  - *twist* (W = G, filter 0, b1 = (g | 0), b2 = 1): (u | z) ↦ (u·G + g | z·G), where G is
+    invertible with column c equal to column c of W^ℓ for c ∈ S and g_c = b^ℓ_c, so channel
+    c of the top row is p^ℓ_c;
+  - *product* (causal, W = G⁻¹, tap 1 = h^ℓ₀ on S, b1 = (−g·G⁻¹ | 0)): the bottom row's gate
+    is z·G·G⁻¹ = z and its convolution brings h^ℓ₀,c·p^ℓ_c from the top row channel by
+    channel, so channel c ∈ S becomes h^ℓ₀,c·p^ℓ_c·z_c; the other channels read the
+    constant 1 (zero columns of W^ℓ read h^ℓ₀,c·b^ℓ_c once).  The top row reads nothing
+    (causal) and its gate gives u back exactly.
+
+  A set whose columns are multiples of e_c at their own position needs no twist (the
+  convolution scales u_c directly), so a diagonal W^ℓ costs one layer.
+* **final** (circular, W = W^L, tap 1 = h^L₀, b1 = (b^L | 0)): the top row becomes
+  (u·W^L + b^L) ⊙ (h^L₀ ⊙ z^{L−1}) = z^L, the output.
+
+Layers: 1 for L = 1, and 3 + Σ_{1<ℓ<L} (layers of layer ℓ) for L ≥ 2, which is 2L − 1 when
+every middle W^ℓ is invertible and not diagonal, L + 1 when every one is diagonal, and at
+most 3 + 2d(L − 2) in any case, so within 5L for every model with d ≤ 2 (and for d ≥ 3
+unless some middle W^ℓ needs three or more sets).  W¹ and W^L enter as they are (they may
+be symbolic); a middle W^ℓ is split and inverted exactly, so it must have rational entries.
+Why it works: the gate reads a row and W mixes channels, the convolution reads the other
+row channel by channel; the twist puts the mixed p^ℓ on the top row so that the
+convolution only has to read one channel, and the product's W = G⁻¹ undoes the twist on
+both rows.
+
+>>> from symconv.blocks import sym
+>>> from symconv.hyena import HyenaLayer, HyenaStack, evaluate as hyena_eval
+>>> from symconv.symbolic import evaluate
+>>> m = HyenaStack(1, 2, tuple(HyenaLayer([[1, 2], [1, -1]], [[1, 0]], [[2, 3]]) for _ in range(3)))
+>>> st = baseconv_on_two_rows(m)
+>>> st.signature
+Signature(N=1, L=5, d=2, N_int=2, d_int=2)
+>>> u = sym("u", 1, 2)
+>>> evaluate(st, u).entries.tolist() == hyena_eval(m, u).entries.tolist()
+True
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import sympy
+
+from ..hyena import HyenaStack
+from ..model import HypothesisError, Layer, Stack
+
+__all__ = ["baseconv_on_two_rows", "column_passes", "two_row_layers"]
+
+
+def _obj(rows) -> np.ndarray:
+    return np.array(rows, dtype=object)
+
+
+def _rational_matrix(W: np.ndarray, where: str) -> sympy.Matrix:
+    """W as an exact rational sympy matrix; a symbolic or non-finite entry is refused naming ``where``."""
+    out = []
+    for row in W.tolist():
+        r = []
+        for v in row:
+            if isinstance(v, (bool, np.bool_)):
+                raise HypothesisError(f"{where}: entry {v!r} is not a number")
+            if isinstance(v, (int, np.integer, Fraction)):
+                r.append(sympy.Rational(Fraction(int(v)) if not isinstance(v, Fraction) else v))
+            elif isinstance(v, (float, np.floating)):
+                r.append(sympy.Rational(Fraction(float(v))))
+            elif getattr(v, "is_Rational", False):
+                r.append(sympy.Rational(v))
+            else:
+                raise HypothesisError(
+                    f"{where}: the two-row route splits and inverts the middle projections W^ℓ (1 < ℓ < L) "
+                    f"exactly, so it needs rational entries, got {v!r}")
+        out.append(r)
+    return sympy.Matrix(out)
+
+
+def column_passes(W: sympy.Matrix) -> tuple:
+    """The nonzero columns of W, split greedily into sets of linearly independent columns.
+
+    >>> import sympy
+    >>> column_passes(sympy.Matrix([[1, 2], [1, -1]])), column_passes(sympy.Matrix([[1, 2], [2, 4]]))
+    (((0, 1),), ((0,), (1,)))
+    """
+    sets: list = []
+    for c in range(W.cols):
+        if not any(W[:, c]):
+            continue
+        for S in sets:
+            if W[:, S + [c]].rank() == len(S) + 1:
+                S.append(c)
+                break
+        else:
+            sets.append([c])
+    return tuple(tuple(S) for S in sets)
+
+
+def _complete(W: sympy.Matrix, S: tuple) -> sympy.Matrix:
+    """An invertible G with G[:, c] = W[:, c] for c in S, the other columns unit vectors."""
+    d = W.rows
+    G = sympy.zeros(d, d)
+    for c in S:
+        G[:, c] = W[:, c]
+    free = [c for c in range(d) if c not in S]
+    basis = [W[:, c] for c in S]
+    for k in range(d):
+        if not free:
+            break
+        e = sympy.zeros(d, 1)
+        e[k] = 1
+        if sympy.Matrix.hstack(*(basis + [e])).rank() == len(basis) + 1:
+            basis.append(e)
+            G[:, free.pop(0)] = e
+    return G
+
+
+def _is_own_axis(W: sympy.Matrix, c: int) -> bool:
+    return all(W[k, c] == 0 for k in range(W.rows) if k != c)
+
+
+def _middle(W: sympy.Matrix, b: np.ndarray, h: np.ndarray, ell: int) -> list:
+    """The layers taking (u | z) to (u | (u·W + b) ⊙ h ⊙ z) on two rows."""
+    d = W.rows
+    one, zero = sympy.Integer(1), sympy.Integer(0)
+    passes = column_passes(W) or ((),)
+    zero_cols = [c for c in range(d) if not any(W[:, c])]
+    layers = []
+    for i, S in enumerate(passes):
+        r = [zero] * d   # tap-1 filter value per channel
+        s = [one] * d    # bottom row's b2 per channel
+        if i == 0:
+            for c in zero_cols:
+                s[c] = h[c] * b[c]
+        if all(_is_own_axis(W, c) for c in S):   # no twist: the top row holds u itself
+            for c in S:
+                r[c], s[c] = h[c] * W[c, c], h[c] * b[c]
+            G, g = sympy.eye(d), [zero] * d
+        else:
+            G = _complete(W, S)
+            g = [b[c] if c in S else zero for c in range(d)]
+            for c in S:
+                r[c], s[c] = h[c], zero
+            layers.append(Layer(W=_obj(G.tolist()), h=_obj([[zero] * d]), b1=_obj([g, [zero] * d]),
+                                b2=_obj([[one] * d]), label=f"layer {ell}, set {list(S)}: twist (u·G + g | z·G)"))
+        Gi = G.inv()
+        back = [-sum((g[k] * Gi[k, c] for k in range(d)), zero) for c in range(d)]
+        layers.append(Layer(W=_obj(Gi.tolist()), h=_obj([[zero] * d, r]), b1=_obj([back, [zero] * d]),
+                            b2=_obj([[one] * d, s]), label=f"layer {ell}, set {list(S)}: product (u | p_S ⊙ h ⊙ z)"))
+    return layers
+
+
+def two_row_layers(model: HyenaStack) -> tuple:
+    """The layers of :func:`baseconv_on_two_rows` (prep, swap, middle layers, final)."""
+    d, L = model.d, model.L
+    one, zero = sympy.Integer(1), sympy.Integer(0)
+    hl = [np.asarray(l.h)[0] if np.asarray(l.h).shape[0] else np.zeros(d, dtype=object) for l in model.layers]
+    bl = [np.asarray(l.b)[0] for l in model.layers]
+    first = model.layers[0]
+    out = [Layer(W=first.W, h=_obj([list(hl[0]), [one] * d]), b1=_obj([list(bl[0]), [one] * d]), b2=[[0]],
+                 label="prep: (u | 0) -> (z^1 | u)")]
+    if L == 1:
+        return tuple(out)
+    out.append(Layer(W=_obj(np.zeros((d, d), dtype=int).tolist()), h=_obj([[zero] * d, [one] * d]), b1=[[1]],
+                     b2=[[0]], conv="circular", label="swap: (z^1 | u) -> (u | z^1)"))
+    for ell in range(2, L):
+        W = _rational_matrix(np.asarray(model.layers[ell - 1].W), f"model.layers[{ell - 1}].W")
+        out += _middle(W, list(bl[ell - 1]), list(hl[ell - 1]), ell)
+    last = model.layers[-1]
+    out.append(Layer(W=last.W, h=_obj([[zero] * d, list(hl[-1])]), b1=_obj([list(bl[-1]), [zero] * d]), b2=[[0]],
+                     conv="circular", label=f"final: top row (u·W^{L} + b^{L}) ⊙ (h^{L} ⊙ z^{L - 1})"))
+    return tuple(out)
+
+
+def baseconv_on_two_rows(model: HyenaStack) -> Stack:
+    """Prop. H.12 (Hyena → BaseConv) for N = 1 on two rows (N' + N for N' = 1); see the module text.
+
+    >>> from symconv.hyena import HyenaLayer, HyenaStack
+    >>> baseconv_on_two_rows(HyenaStack(1, 1, (HyenaLayer([[2]], [[1]], [[1]]),) * 4)).signature
+    Signature(N=1, L=5, d=1, N_int=2, d_int=1)
+    """
+    if not isinstance(model, HyenaStack):
+        raise HypothesisError(f"model: expected a HyenaStack, got {type(model).__name__}")
+    if model.N != 1:
+        raise HypothesisError(f"model.N: the two-row route is for N = 1 (Prop. H.12 with N' = N = 1), got N = {model.N}")
+    if model.d_int != model.d:
+        raise HypothesisError(f"model.d_int: Prop. H.12 takes an (N, L, d, N', d) Hyena model, got d' = {model.d_int}")
+    for i, l in enumerate(model.layers):
+        if l.conv != "causal":
+            raise HypothesisError(f"model.layers[{i}].conv: Prop. H.12's Hyena filters are causal, got {l.conv!r}")
+    if model.L < 1:
+        raise HypothesisError("model: needs at least one layer (L >= 1)")
+    return Stack(1, model.d, two_row_layers(model), 2, model.d,
+                 name=f"BaseConv simulating {model.name or 'Hyena'} on 2 rows")
