@@ -29,8 +29,8 @@ two rows suffice.  The state is (top | bottom), each a 1×d row:
 
 Layers: 1 for L = 1, and 3 + Σ_{1<ℓ<L} (layers of layer ℓ) for L ≥ 2, which is 2L − 1 when
 every middle W^ℓ is invertible and not diagonal, L + 1 when every one is diagonal, and at
-most 3 + 2d(L − 2) in any case, so within 5L for every model with d ≤ 2 (and for d ≥ 3
-unless some middle W^ℓ needs three or more sets).  W¹ and W^L enter as they are (they may
+most 3 + 2d(L − 2) in any case, so within 5L for every model with d ≤ 2 or with every middle
+W^ℓ invertible, and for d = 3 when L ≤ 9 (otherwise it depends on how W^ℓ splits).  W¹ and W^L enter as they are (they may
 be symbolic); a middle W^ℓ is split and inverted exactly, so it must have rational entries.
 Why it works: the gate reads a row and W mixes channels, the convolution reads the other
 row channel by channel; the twist puts the mixed p^ℓ on the top row so that the
