@@ -57,9 +57,12 @@ b₁ ⊙ b₂); it holds for b₂ = 0.  Read as one L-layer Hyena model whose
 projections all read the original input (the definition above), it fails for
 L ≥ 2: layer 2's gate must be affine in z¹, not in u.
 """
+from dataclasses import replace
+
 import numpy as np
 
-from symconv.certificates.standard import also, both, composition, degree, largest, not_identity, signature_bounds, where
+from symconv.certificates.standard import (also, both, composition, degree, largest, not_identity, one_row,
+                                           rows_at_least_N, signature_bounds, where)
 from symconv import Block, Claim, Hypothesis, Instance, Signature, SizeParam, Step, Variant, sym, verify
 from symconv.parametric import size
 from symconv.sweep import Cap
@@ -211,6 +214,12 @@ def claimed_one(z):
     return Signature(1, 5 * z["L"], z["d"], 2, z["d"])
 
 
+def one_bounds():
+    """5L, N' + N = 2 and d' = d; N' ≥ 2 is proved at L = 2, d = 1 (one row cannot reach degree 3)."""
+    L, rows, chans = signature_bounds("5L", "N' + N", "d' = d", L_certs=both(not_identity, degree), at_L=largest("L"))
+    return L, replace(rows, certificates=both(rows_at_least_N, one_row), at=where(L=2, d=1)), chans
+
+
 # ---------------------------------------------------------------- BaseConv → Hyena
 
 def baseconv_model(z, with_b2=True):
@@ -302,8 +311,7 @@ CLAIMS = [
                         "and the middle W^l fixed (invertible at l = 2, rank one at l = 3); every L by hand "
                         "(symconv.constructions.hyena_two_rows)"),),
           (), cost=lambda z: float((z["d"] + 1) ** (2 * z["L"])),
-          bounds=signature_bounds("5L", "N' + N", "d' = d", L_certs=both(not_identity, degree),
-                                  at_L=largest("L"))),
+          bounds=one_bounds()),
     Claim("H.12", "Hyena -> BaseConv (printed route)",
           "prep layer, then remember_{N,N,0,0} per layer (N' = N, constant projections p^ℓ = b^ℓ)",
           SIZES_SQUARE, lambda z: Signature(z["N"], 5 * z["L"], z["d"], 2 * z["N"], z["d"]),

@@ -8,7 +8,8 @@ import pytest
 
 from symconv import Claim, Instance, Signature, SizeParam, Variant, registry, sym
 from symconv.blocks import ones, zeros
-from symconv.certificates import (Bound, CausalCertificate, CertificateError, DegreeCertificate,
+from symconv.certificates import (Bound, BoundPoint, BoundResult, CausalCertificate, CertificateError,
+                                  DegreeCertificate,
                                   DimensionCertificate, Jet, LeastSignatureCertificate, ReachCertificate,
                                   family_rank, rank_mod, required_pattern, stack_line_degree)
 from symconv.certificates.standard import both, degree, not_identity, signature_bounds
@@ -18,6 +19,7 @@ from symconv.constructions.shifts import shift_down, shift_up
 from symconv.constructions.sums import add_n
 from symconv.dependency import dependencies
 from symconv.model import HypothesisError, Layer, Stack
+from symconv.symbolic import evaluate
 
 
 def square_stack(N):
@@ -253,3 +255,42 @@ def test_huge_or_incomplete_sizes_are_refused_before_anything_is_built():
     eye = [[1, 0], [0, 1]]
     with pytest.raises(HypothesisError, match="N, d: the .* direct RetNet model.*memory budget"):
         retnet_direct(10 ** 12, 2, eye, eye, eye, 0.5)
+
+
+def test_one_row_certificate_applies_only_where_one_row_cannot_reach_the_degree():
+    from symconv.certificates import OneRowCertificate
+    u, w = sym("u", 1), sym("w", 1)
+    c = OneRowCertificate.of(u, u * (u * w + 1) * (u * w + 2))
+    assert (c.quantity, c.lower, c.degree) == ("N'", 2, 3) and c.check() is c
+    for target in (u * u, u * u * u * u, u * 0 + 1):          # 2, 4, 0: one row reaches these
+        with pytest.raises(HypothesisError):
+            OneRowCertificate.of(u, target)
+    with pytest.raises(HypothesisError, match="N = d = 1"):
+        OneRowCertificate.of(sym("v", 2), sym("v", 2) * sym("v", 2) * sym("v", 2))
+    forged = replace(c, degree=4)
+    with pytest.raises(CertificateError):
+        forged.check()
+
+
+def test_one_row_models_never_get_the_one_row_certificate():
+    """What random one-row, one-channel stacks (causal or circular) compute is refused."""
+    from symconv.certificates import OneRowCertificate
+    rng = np.random.default_rng(5)
+    u = sym("u", 1)
+    for _ in range(30):
+        layers = tuple(Layer(W=[[int(rng.integers(-2, 3))]], h=[[int(rng.integers(-2, 3))]],
+                             b1=[[int(rng.integers(-2, 3))]], b2=[[int(rng.integers(-2, 3))]],
+                             conv=str(rng.choice(["causal", "circular"])))
+                       for _ in range(int(rng.integers(1, 4))))
+        out = evaluate(Stack(1, 1, layers), u)
+        with pytest.raises(HypothesisError):
+            OneRowCertificate.of(u, out)
+
+
+def test_the_tight_lower_bound_is_shown_where_claimed_and_built_agree():
+    pts = (BoundPoint((("L", 2),), 2, 2, 2), BoundPoint((("L", 4),), 2, 2, 1))
+    r = BoundResult("N'", "N' + N", False, "v", "met", 1.0, "met", pts)
+    assert r.shown.sizes == (("L", 4),) and r.shown_lower == (2, (("L", 2),))
+    other = BoundResult("N'", "N' + N", False, "v", "met", 1.0, "met",
+                        (BoundPoint((("L", 2),), 3, 2, 2), BoundPoint((("L", 4),), 2, 2, 1)))
+    assert other.shown_lower == (1, (("L", 4),))   # a different claimed value: the shown point's own

@@ -101,7 +101,8 @@ def test_the_claim_holds_and_meets_the_claimed_rows():
     got = {b.quantity: b for b in v.bounds}
     assert {q: got[q].verdict for q in ("L", "N'", "d'")} == {"L": "met", "N'": "met", "d'": "met"}
     rec = {r["quantity"]: r for r in v.as_dict()["lower_bounds"]}
-    assert (rec["N'"]["built"], rec["N'"]["claimed"]) == (2, 2)
+    assert (rec["N'"]["built"], rec["N'"]["claimed"], rec["N'"]["lower_bound"]) == (2, 2, 2)  # one row cannot
+    assert rec["N'"]["lower_bound_at"] == {"L": 2, "d": 1}
     assert rec["L"]["built"] < rec["L"]["claimed"]
 
 

@@ -7,7 +7,8 @@ recomputes the result and raises :class:`CertificateError` when it differs):
 * :class:`CausalCertificate`, :class:`ReachCertificate` (dependency patterns);
 * :class:`DegreeCertificate` (layers with W ≠ 0 a target of degree k needs);
 * :class:`CompositionCertificate` (no causal stack with d' = 1 reaches a degree
-  that is not a power of two in row 0);
+  that is not a power of two in row 0), and :class:`OneRowCertificate` (nor does any
+  one-row stack with d' = 1: N' ≥ 2 for such an N = 1 target);
 * :class:`TwoLayerCertificate` (no two-layer model of any N', d' computes a target
   whose row-0 channels are homogeneous cubics or quartics not divisible by their own
   input coordinate: L ≥ 3);
@@ -29,7 +30,7 @@ recomputes the result and raises :class:`CertificateError` when it differs):
 from .base import KINDS, QUANTITIES, CertificateError, TrivialCertificate, log2_ceil
 from .bounds import (VERDICTS, Bound, BoundPoint, BoundResult, assess, describe, first_point, last_point,
                      model_params, summarise)
-from .composition import CompositionCertificate, row0_degree
+from .composition import CompositionCertificate, OneRowCertificate, row0_degree
 from .degree import DegreeCertificate, line_degree, stack_line_degree
 from .dependency import CausalCertificate, ReachCertificate, required_pattern
 from .dimension import FAMILIES, DimensionCertificate, Jet, family_rank, layer_params, rank_mod
@@ -39,7 +40,7 @@ from .least import LeastSignatureCertificate
 
 __all__ = ["KINDS", "QUANTITIES", "VERDICTS", "Bound", "BoundPoint", "BoundResult", "CausalCertificate",
            "CertificateError", "CompositionCertificate", "DegreeCertificate", "DimensionCertificate", "FAMILIES", "Jet",
-           "LeastSignatureCertificate", "ReachCertificate", "TrivialCertificate", "assess", "describe",
+           "LeastSignatureCertificate", "OneRowCertificate", "ReachCertificate", "TrivialCertificate", "assess", "describe",
            "family_rank", "first_point", "last_point", "layer_params", "line_degree", "log2_ceil", "model_params",
            "rank_mod", "required_pattern", "row0_degree", "row0_polys", "stack_line_degree", "summarise",
            "TwoLayerCertificate", "WOnlyInPlaceCertificate"]

@@ -188,8 +188,15 @@ class BoundResult:
 
     @property
     def shown_lower(self) -> tuple:
-        """(lower bound, its sizes): at the shown point when computed there, else the largest one."""
+        """(lower bound, its sizes): at the shown point when computed there, unless a point with the same
+        claimed and built values has a larger lower bound equal to what was built (tight there: that one);
+        else the largest one."""
         sh = self.shown
+        tight = [p for p in self.points if p.lower is not None and p.built is not None and p.lower == p.built
+                 and (p.claimed, p.built) == (sh.claimed, sh.built)
+                 and p.lower > (sh.lower if sh.lower is not None else -1)]
+        if tight:
+            return tight[-1].lower, tight[-1].sizes
         if sh.lower is not None:
             return sh.lower, sh.sizes
         lp = self.lower_point

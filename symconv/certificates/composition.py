@@ -133,3 +133,56 @@ class CompositionCertificate:
             raise CertificateError("CompositionCertificate: the built stack is causal with d' = 1, which the "
                                    "certificate says cannot compute the target")
         return self
+
+
+@dataclass(frozen=True, eq=False)
+class OneRowCertificate:
+    """N' ≥ 2 for a target on N = 1 row with d' = d = 1 whose degree is not 0 or a power of two.
+
+    On one row a filter has one tap, so a causal and a circular layer are the same map
+    x ↦ (x·w + b1)·(h₀·x + b2), a polynomial of degree ≤ 2 in the scalar state; a one-row
+    model with d' = 1 is a composition of such polynomials, of degree 0 or a power of two.  So
+    a one-channel model of such a target needs at least two rows, whatever its depth.  This
+    bounds N' only among models with d' = 1 (a claim with d' = d and d = 1).
+
+    >>> from symconv.blocks import sym
+    >>> u, w = sym("u", 1), sym("w", 1)
+    >>> OneRowCertificate.of(u, u * (u * w + 1) * (u * w + 2)).check().lower
+    2
+    """
+
+    input: Block
+    expected: Block
+    degree: int
+    p: int = PRIME
+    seed: int = 0
+    quantity: str = "N'"
+    lower: int = 2
+    kind: str = "composition"
+
+    @classmethod
+    def of(cls, inp: Block, expected: Block, p: int = PRIME, seed: int = 0) -> "OneRowCertificate":
+        """The certificate, or a HypothesisError when it does not apply (N ≠ 1, d ≠ 1, a power of two,
+        or an inconclusive degree)."""
+        if inp.entries.shape != (1, 1):
+            raise HypothesisError(f"input: shape {inp.entries.shape}; the certificate is about N = d = 1")
+        deg, ub = row0_degree(inp, expected, p, seed)
+        if deg != ub or deg <= 0 or _power_of_two(deg):
+            raise HypothesisError(f"expected[0, 0]: degree {deg} (bound {ub}) in u[0, 0] is not certain, or is 0 "
+                                  "or a power of two, which one row may reach")
+        return cls(inp, expected, deg, p, seed)
+
+    @property
+    def proves(self) -> str:
+        return (f"the target has degree exactly {self.degree} in its one input entry (over F_p, p = {self.p}, "
+                f"seed {self.seed}, equal to the tree bound), not a power of two; on one row a causal and a "
+                "circular layer are the same map of degree ≤ 2 in the scalar state, so no model with N' = 1 and "
+                "d' = 1, of any depth, computes it: with d' = d = 1, N' ≥ 2")
+
+    def check(self) -> "OneRowCertificate":
+        deg, ub = row0_degree(self.input, self.expected, self.p, self.seed)
+        if self.input.entries.shape != (1, 1) or deg != self.degree or ub != deg or _power_of_two(deg) \
+                or deg <= 0 or (self.quantity, self.lower) != ("N'", 2):
+            raise CertificateError(f"OneRowCertificate: recorded degree {self.degree}, recomputed {deg} "
+                                   f"(bound {ub}, input {self.input.entries.shape})")
+        return self

@@ -81,6 +81,19 @@ def two_layers(sizes: Mapping[str, int], instance: Callable[[], Any]) -> tuple:
         return ()
 
 
+def one_row(sizes: Mapping[str, int], instance: Callable[[], Any]) -> tuple:
+    """N' ≥ 2 by :class:`OneRowCertificate` where it applies: N = d = 1 and a target degree that is not 0 or a
+    power of two (for models with d' = 1; nothing otherwise)."""
+    from ..model import HypothesisError
+    from .composition import OneRowCertificate
+
+    inst = instance()
+    try:
+        return (OneRowCertificate.of(inst.input, inst.expected),)
+    except HypothesisError:
+        return ()
+
+
 def rows_at_least_N(sizes: Mapping[str, int], instance: Callable[[], Any]) -> tuple:
     """N' ≥ N: the input is padded into the state (the model's definition)."""
     N = instance().stack.N
