@@ -29,9 +29,10 @@ two rows suffice.  The state is (top | bottom), each a 1×d row:
 
 Layers: 1 for L = 1, and 3 + Σ_{1<ℓ<L} (layers of layer ℓ) for L ≥ 2, which is 2L − 1 when
 every middle W^ℓ is invertible and not diagonal, L + 1 when every one is diagonal, and at
-most 3 + 2d(L − 2) in any case, so within 5L for every model with d ≤ 2 or with every middle
-W^ℓ invertible, and for d = 3 when L ≤ 9 (otherwise it depends on how W^ℓ splits).  W¹ and W^L enter as they are (they may
-be symbolic); a middle W^ℓ is split and inverted exactly, so it must have rational entries.
+most 3 + 2d(L − 2) in any case, so within 5L for every model with d ≤ 2 or with every
+middle W^ℓ invertible, and for d = 3 when L ≤ 9 (otherwise it depends on how W^ℓ splits).
+W¹ and W^L enter as they are (they may be symbolic); a middle W^ℓ is split and inverted
+exactly, so it must have rational entries.
 Why it works: the gate reads a row and W mixes channels, the convolution reads the other
 row channel by channel; the twist puts the mixed p^ℓ on the top row so that the
 convolution only has to read one channel, and the product's W = G⁻¹ undoes the twist on
@@ -157,7 +158,8 @@ def _middle(W: sympy.Matrix, b: np.ndarray, h: np.ndarray, ell: int) -> list:
         Gi = G.inv()
         back = [-sum((g[k] * Gi[k, c] for k in range(d)), zero) for c in range(d)]
         layers.append(Layer(W=_obj(Gi.tolist()), h=_obj([[zero] * d, r]), b1=_obj([back, [zero] * d]),
-                            b2=_obj([[one] * d, s]), label=f"layer {ell}, set {list(S)}: product (u | p_S ⊙ h ⊙ z)"))
+                            b2=_obj([[one] * d, s]),
+                            label=f"layer {ell}, set {list(S)}: product (u | p_S ⊙ h ⊙ z)"))
     return layers
 
 
@@ -193,7 +195,8 @@ def baseconv_on_two_rows(model: HyenaStack) -> Stack:
     if not isinstance(model, HyenaStack):
         raise HypothesisError(f"model: expected a HyenaStack, got {type(model).__name__}")
     if model.N != 1:
-        raise HypothesisError(f"model.N: the two-row route is for N = 1 (Prop. H.12 with N' = N = 1), got N = {model.N}")
+        raise HypothesisError(f"model.N: the two-row route is for N = 1 (Prop. H.12 with N' = N = 1), "
+                              f"got N = {model.N}")
     if model.d_int != model.d:
         raise HypothesisError(f"model.d_int: Prop. H.12 takes an (N, L, d, N', d) Hyena model, got d' = {model.d_int}")
     for i, l in enumerate(model.layers):
