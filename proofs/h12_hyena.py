@@ -26,8 +26,8 @@ rows suffice (claim "Hyena -> BaseConv (N = N' = 1)", symconv.constructions.hyen
 2L − 1 layers when the middle W^ℓ are invertible, at most 3 + 2d(L − 2) for any rational
 middle W^ℓ, so within 5L for every model with d ≤ 2 or with invertible middle W^ℓ).
 For N ≥ 2 it is not decided.  The same route runs on 3N rows (more than claimed)
-and is proved there for all N, N' and L by the same induction; only rows [0, N) of b^ℓ and h^ℓ reach the output, so N' itself does
-not matter.  Why the route needs 3N rows: the layer that applies W^ℓ gates every
+and is proved there for all N, N' and L by the same induction; only rows [0, N)
+of b^ℓ and h^ℓ reach the output, so N' itself does not matter.  Why the route needs 3N rows: the layer that applies W^ℓ gates every
 nonzero row i of its state by (row i)·W^ℓ + b1[i]; it writes p^ℓ ⊙ (h^ℓ * z) on
 the N rows holding u, must read z (N more rows, whose outputs are lost), and can
 keep u only on rows that are zero in its state (N more), when W^ℓ is singular
