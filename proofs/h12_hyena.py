@@ -21,11 +21,12 @@ b1 = (1 | b^ℓ | 0), giving (u | z^ℓ | 0) (a swap layer (u | z) → (z | u)
 precedes the conv from the second layer on); a last layer brings z^L up to
 rows [0, N).  It needs N' + N ≥ 3N, i.e. N' ≥ 2N.
 
-N ≤ N' < 2N (claimed: N' + N < 3N rows): decided only at N = 1, where N' = 1 and two
-rows suffice (claim "Hyena -> BaseConv (N = N' = 1)", symconv.constructions.hyena_two_rows:
-2L − 1 layers when the middle W^ℓ are invertible, at most 3 + 2d(L − 2) for any rational
-middle W^ℓ, so within 5L for every model with d ≤ 2 or with invertible middle W^ℓ).
-For N ≥ 2 it is not decided.  The same route runs on 3N rows (more than claimed)
+N ≤ N' < 2N (claimed: N' + N < 3N rows): at N = 1, where N' = 1, two rows suffice for
+every model (claim "Hyena -> BaseConv (N = N' = 1)", symconv.constructions.hyena_two_rows:
+at most 2L − 1 layers when the middle W^ℓ are invertible, at most 3 + 2d(L − 2) for any
+rational middle W^ℓ), so the claim is met there for every model with d ≤ 2, with invertible
+middle W^ℓ, or with d = 3 and L ≤ 9; for d ≥ 3 with singular middle W^ℓ the route can exceed
+5L and the claim is open there.  For N ≥ 2 it is not decided.  The same route runs on 3N rows (more than claimed)
 and is proved there for all N, N' and L by the same induction; only rows [0, N)
 of b^ℓ and h^ℓ reach the output, so N' itself does not matter.  Why the route needs 3N rows: the layer that applies W^ℓ gates every
 nonzero row i of its state by (row i)·W^ℓ + b1[i]; it writes p^ℓ ⊙ (h^ℓ * z) on
@@ -178,8 +179,9 @@ SIZES_ONE = (SizeParam("L", 1, 4), SizeParam("d", 1, 3))
 
 
 def middle_weights(ell, d):
-    """The fixed rational W^ℓ of a middle layer (1 < ℓ < L) of the N = 1 box: invertible and not diagonal at
-    ℓ = 2 (one twist), rank one with every column nonzero at ℓ = 3 (d sets of columns, so d twists)."""
+    """The fixed rational W^ℓ of a middle layer (1 < ℓ < L) of the N = 1 box.  For d ≥ 2: invertible and not
+    diagonal at ℓ = 2 (one twist), rank one with every column nonzero at ℓ = 3 (d sets of columns, so d twists);
+    for d = 1 both are scalars, which need no twist."""
     if ell == 2:
         return [[1 if i == j else (1 if j == i + 1 else 0) for j in range(d)] for i in range(d)] if d > 1 else [[3]]
     return [[(i + 1) * (j + 1) for j in range(d)] for i in range(d)]
@@ -216,7 +218,11 @@ def claimed_one(z):
 
 def one_bounds():
     """5L, N' + N = 2 and d' = d; N' ≥ 2 is proved at L = 2, d = 1 (one row cannot reach degree 3)."""
-    L, rows, chans = signature_bounds("5L", "N' + N", "d' = d", L_certs=both(not_identity, degree), at_L=largest("L"))
+    L, rows, chans = signature_bounds(
+        "5L", "N' + N", "d' = d", L_certs=both(not_identity, degree), at_L=largest("L"),
+        notes={"L": "met on the box and for every model with d <= 2, invertible middle W^l, or d = 3 and L <= 9 "
+                    "(the route's count is at most 3 + 2d(L - 2)); for d >= 3 with singular middle W^l beyond that "
+                    "it can exceed 5L (d = 4, L = 5, rank-one W: 27 layers), and 5L is open there"})
     return L, replace(rows, certificates=both(rows_at_least_N, one_row), at=where(L=2, d=1)), chans
 
 
@@ -307,8 +313,9 @@ CLAIMS = [
           (Variant("on N'+N = 2 rows", build_two_rows,
                    note="prep (z^1 | u), swap (u | z^1), per middle layer a twist u·G + g and a product with "
                         "W = G^-1 per set of independent columns of W^l, final gate on the top row: 2L - 1 layers "
-                        "for invertible middle W^l, at most 3 + 2d(L - 2); the box has W^1, W^L, b, h symbolic "
-                        "and the middle W^l fixed (invertible at l = 2, rank one at l = 3); every L by hand "
+                        "at most for invertible middle W^l, at most 3 + 2d(L - 2) (above 5L for some singular "
+                        "middle W^l when d >= 3, outside the box); the box has W^1, W^L, b, h symbolic and the "
+                        "middle W^l fixed (for d >= 2 invertible at l = 2, rank one at l = 3); every L by hand "
                         "(symconv.constructions.hyena_two_rows)"),),
           (), cost=lambda z: float((z["d"] + 1) ** (2 * z["L"])),
           bounds=one_bounds()),

@@ -47,14 +47,43 @@ KINDS = {
 
 
 @pytest.mark.parametrize("d", [1, 2, 3])
-@pytest.mark.parametrize("L", [1, 2, 3])
+@pytest.mark.parametrize("L", [1, 2, 3, 4])
 def test_every_kind_of_middle_projection(d, L):
+    """Every pair of kinds of middle W^l at L = 4: 1 + 1 + 5 + 25 models per d."""
     for kinds in itertools.product(KINDS, repeat=max(0, L - 2)):
         same(model([KINDS[k](d) for k in kinds], d, L))
 
 
-def test_four_layers_mixed():
-    same(model([KINDS["rank one"](2), KINDS["invertible"](2)], 2, 4))
+@pytest.mark.parametrize("W, layers", [
+    ([[1, 2, 0], [2, 4, 0], [0, 0, 0]], 3 + 2 + 2),  # rank one, two sets with twists, a zero column read once
+    ([[1, 2], [0, 0]], 3 + 1 + 2),                    # rank one: column 0 is e_0 (no twist), column 1 twists
+    ([[0, 1, 0], [0, 0, 1], [1, 0, 0]], 3 + 2),       # a permutation: one set, one twist
+])
+def test_singular_and_permutation_middle_projections(W, layers):
+    d = len(W)
+    assert same(model([W], d, 3)).L == layers
+
+
+def test_broadcast_biases_and_small_integer_types():
+    """A 1×1 bias and filter broadcast to d channels, as the Hyena model reads them; int8 entries do not wrap."""
+    d = 2
+    mid = HyenaLayer(W=np.diag([2, 0]).astype(np.int8), b=np.array([[12]], dtype=np.int8),
+                     h=np.array([[12, 12]], dtype=np.int8))
+    ends = [HyenaLayer(W=sym(f"W{e}", d, d).entries, b=[[sym(f"b{e}", 1, 1).entries[0, 0]]],
+                       h=sym(f"h{e}", 1, d).entries) for e in (1, 3)]
+    same(HyenaStack(1, d, (ends[0], mid, ends[1])))
+    st_ = baseconv_on_two_rows(HyenaStack(1, d, (mid, mid, mid)))
+    got = evaluate(st_, sym("u", 1, d)).entries
+    want = hyena_eval(HyenaStack(1, d, (mid, mid, mid)), sym("u", 1, d)).entries
+    assert [sympy.expand(a - b) for a, b in zip(got.flat, want.flat)] == [0, 0]
+
+
+def test_wider_hyena_state_uses_two_rows_and_row_zero_only():
+    d = 2
+    layers = tuple(HyenaLayer(W=[[1, 2], [1, -1]] if e == 2 else sym(f"W{e}", d, d).entries,
+                              b=sym(f"b{e}", 3, d).entries, h=sym(f"h{e}", 3, d).entries) for e in (1, 2, 3))
+    stack = same(HyenaStack(1, d, layers, N_int=3))
+    assert stack.N_int == 2
 
 
 @pytest.mark.parametrize("kind, d, L, layers", [

@@ -2,6 +2,8 @@
 
 For N = 1 the claim's case N ≤ N' < 2N is N' = 1, and the claimed model has N' + N = 2
 rows, fewer than the 3N rows of :func:`~symconv.constructions.hyena.baseconv_from_hyena`.
+Any N' is accepted (only row 0 of b^ℓ and tap 0 of h^ℓ reach the output at N = 1); the
+stack has two rows whatever N' is.
 At N = 1 a Hyena layer is z^ℓ = p^ℓ ⊙ h^ℓ₀ ⊙ z^{ℓ−1} with p^ℓ = u·W^ℓ + b^ℓ (one row), and
 two rows suffice.  The state is (top | bottom), each a 1×d row:
 
@@ -27,10 +29,13 @@ two rows suffice.  The state is (top | bottom), each a 1×d row:
 * **final** (circular, W = W^L, tap 1 = h^L₀, b1 = (b^L | 0)): the top row becomes
   (u·W^L + b^L) ⊙ (h^L₀ ⊙ z^{L−1}) = z^L, the output.
 
-Layers: 1 for L = 1, and 3 + Σ_{1<ℓ<L} (layers of layer ℓ) for L ≥ 2, which is 2L − 1 when
-every middle W^ℓ is invertible and not diagonal, L + 1 when every one is diagonal, and at
-most 3 + 2d(L − 2) in any case, so within 5L for every model with d ≤ 2 or with every
-middle W^ℓ invertible, and for d = 3 when L ≤ 9 (otherwise it depends on how W^ℓ splits).
+Layers: 1 for L = 1, and 3 + Σ_{1<ℓ<L} (layers of layer ℓ) for L ≥ 2, which is at most
+2L − 1 when every middle W^ℓ is invertible (exactly 2L − 1 when none is diagonal), L + 1
+when every one is diagonal, and at most 3 + 2d(L − 2) in any case (reached by rank-one
+middle W^ℓ with no zero column).  So the route is within the claimed 5L for every model with
+d ≤ 2, with every middle W^ℓ invertible, or with d = 3 and L ≤ 9; beyond that it can exceed
+5L (d = 4, L = 5, rank-one middle W^ℓ: 27 layers), and whether 5L layers on two rows
+suffice there is open.
 W¹ and W^L enter as they are (they may be symbolic); a middle W^ℓ is split and inverted
 exactly, so it must have rational entries.
 Why it works: the gate reads a row and W mixes channels, the convolution reads the other
@@ -66,6 +71,13 @@ def _obj(rows) -> np.ndarray:
     return np.array(rows, dtype=object)
 
 
+def _row0(a: np.ndarray, d: int) -> list:
+    """Row 0 of a parameter broadcast to d channels, as Python numbers or sympy expressions (so that
+    products of small numpy integers cannot overflow)."""
+    a = np.asarray(a)
+    return np.broadcast_to(a[:1], (1, d))[0].tolist()
+
+
 def _rational_matrix(W: np.ndarray, where: str) -> sympy.Matrix:
     """W as an exact rational sympy matrix; a symbolic or non-finite entry is refused naming ``where``."""
     out = []
@@ -78,8 +90,8 @@ def _rational_matrix(W: np.ndarray, where: str) -> sympy.Matrix:
                 r.append(sympy.Rational(Fraction(int(v)) if not isinstance(v, Fraction) else v))
             elif isinstance(v, (float, np.floating)):
                 r.append(sympy.Rational(Fraction(float(v))))
-            elif getattr(v, "is_Rational", False):
-                r.append(sympy.Rational(v))
+            elif getattr(v, "is_Rational", False) or getattr(v, "is_Float", False):
+                r.append(sympy.Rational(v))   # a sympy Float is read exactly, as a Python float is
             else:
                 raise HypothesisError(
                     f"{where}: the two-row route splits and inverts the middle projections W^ℓ (1 < ℓ < L) "
@@ -167,10 +179,10 @@ def two_row_layers(model: HyenaStack) -> tuple:
     """The layers of :func:`baseconv_on_two_rows` (prep, swap, middle layers, final)."""
     d, L = model.d, model.L
     one, zero = sympy.Integer(1), sympy.Integer(0)
-    hl = [np.asarray(l.h)[0] if np.asarray(l.h).shape[0] else np.zeros(d, dtype=object) for l in model.layers]
-    bl = [np.asarray(l.b)[0] for l in model.layers]
+    hl = [_row0(l.h, d) for l in model.layers]   # tap 0 and row 0: all that reaches the output at N = 1
+    bl = [_row0(l.b, d) for l in model.layers]
     first = model.layers[0]
-    out = [Layer(W=first.W, h=_obj([list(hl[0]), [one] * d]), b1=_obj([list(bl[0]), [one] * d]), b2=[[0]],
+    out = [Layer(W=np.asarray(first.W).tolist(), h=_obj([list(hl[0]), [one] * d]), b1=_obj([list(bl[0]), [one] * d]), b2=[[0]],
                  label="prep: (u | 0) -> (z^1 | u)")]
     if L == 1:
         return tuple(out)
@@ -180,7 +192,7 @@ def two_row_layers(model: HyenaStack) -> tuple:
         W = _rational_matrix(np.asarray(model.layers[ell - 1].W), f"model.layers[{ell - 1}].W")
         out += _middle(W, list(bl[ell - 1]), list(hl[ell - 1]), ell)
     last = model.layers[-1]
-    out.append(Layer(W=last.W, h=_obj([[zero] * d, list(hl[-1])]), b1=_obj([list(bl[-1]), [zero] * d]), b2=[[0]],
+    out.append(Layer(W=np.asarray(last.W).tolist(), h=_obj([[zero] * d, list(hl[-1])]), b1=_obj([list(bl[-1]), [zero] * d]), b2=[[0]],
                      conv="circular", label=f"final: top row (u·W^{L} + b^{L}) ⊙ (h^{L} ⊙ z^{L - 1})"))
     return tuple(out)
 
