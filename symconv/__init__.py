@@ -19,7 +19,7 @@ from .symbolic import evaluate
 
 from . import display  # noqa: E402,F401 - notebook hooks, installed from the renderer side
 
-__version__ = "0.7.0"
+__version__ = "0.8.0"
 
 __all__ = [
     "Block", "Cap", "Claim", "Hypothesis", "HypothesisError", "Instance", "Layer", "NumericCase", "Signature",
