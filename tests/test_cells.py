@@ -129,3 +129,83 @@ def test_refusals_name_the_parameter():
     b = CircuitBuilder(2)
     with pytest.raises(HypothesisError, match="not a rational number"):
         compile_cells(b.build([b.mul(b.linear({0: sympy.sqrt(2), 1: 1}), 1)]))
+
+
+# ----------------------------------------------------------------------------- the fast planner (cells_fast)
+
+@pytest.mark.parametrize("c", [product_circuit(8), product_circuit(13), product_circuit(10),
+                               random_circuit(16, 16, 4, seed=22, n_outputs=4, sparse=True),
+                               random_circuit(16, 16, 3, seed=19, n_outputs=4, sparse=False)])
+def test_fast_planner_exactly_within_both_bounds(c):
+    # product(13) carries a wire past a level; product(10) spreads level 1 with stride 3 (stride 4 fills all
+    # M = 20 cells and wraps); the random ones merge linear gates with coefficients ±1, ±2
+    r = compile_cells(c, planner="fast")
+    L_bound, N_bound = _bounds(c)
+    sig = r.stack.signature
+    assert sig.L <= L_bound and sig.N_int == N_bound
+    assert _exact(c, r.stack)
+
+
+def test_fast_planner_spreads_a_product_tree_once():
+    # level 1 spreads input j to cell 2j (4 steps), every later level pairs its operands where they are
+    r = compile_cells(product_circuit(16), planner="fast")
+    assert r.steps == (4, 0, 0, 0)
+    assert _exact(product_circuit(16), r.stack)
+
+
+def _same(a, b):
+    return [(repr(x.h.tolist()), repr(x.b1.tolist()), repr(x.b2.tolist())) for x in a.layers] == \
+        [(repr(x.h.tolist()), repr(x.b1.tolist()), repr(x.b2.tolist())) for x in b.layers]
+
+
+def test_auto_takes_the_fast_planner_from_FAST_CELLS_on(monkeypatch):
+    import symconv.constructions.cells as cells
+    import symconv.constructions.cells_fast as fast
+    calls = []
+    real = fast.plan_cells_fast
+    monkeypatch.setattr(fast, "plan_cells_fast", lambda *a: calls.append(a[1]) or real(*a))
+    c = product_circuit(8)                       # M = 16 cells
+    assert _same(compile_cells(c).stack, compile_cells(c, planner="search").stack) and calls == []
+    monkeypatch.setattr(cells, "FAST_CELLS", 16)
+    got = compile_cells(c)
+    assert calls == [16] and _same(got.stack, compile_cells(c, planner="fast").stack)
+
+    def fail(*a):
+        raise cells.PlanFail("test")
+    monkeypatch.setattr(fast, "plan_cells_fast", fail)    # auto falls back to the search
+    assert _same(compile_cells(c).stack, compile_cells(c, planner="search").stack)
+    with pytest.raises(HypothesisError, match="found no plan"):
+        compile_cells(c, planner="fast")
+
+
+def test_fast_planner_numerically_at_the_hooks_width_256(monkeypatch):
+    # the numeric hook's circuit at N = 256 (M = 818 ≥ FAST_CELLS: the default takes the fast planner)
+    import symconv.constructions.cells_fast as fast
+    calls = []
+    real = fast.plan_cells_fast
+    monkeypatch.setattr(fast, "plan_cells_fast", lambda *a: calls.append(a[1]) or real(*a))
+    c = random_circuit(256, 256, 3, seed=1, n_outputs=16, sparse=True)
+    r = compile_cells(c, seconds=5)   # the search would need far longer: this is the fast planner's stack
+    L_bound, N_bound = _bounds(c)
+    assert calls == [r.M] and r.stack.signature.L <= L_bound and r.stack.signature.N_int == N_bound
+    X = np.random.default_rng(1).uniform(-1.0, 1.0, (2, 256))
+    ref = evaluate_numeric(c, X)
+    out = np.stack([run(r.stack, x.reshape(-1, 1))[:, 0] for x in X])
+    assert np.max(np.abs(out[:, :16] - ref)) <= 1e-9 * max(1.0, np.max(np.abs(ref)))
+    assert np.all(out[:, 16:] == 0)
+
+
+def test_fast_planner_keeps_huge_and_fractional_coefficients_exact():
+    # its layers are int64 only where every value is a small integer; 10**40 and -3/7 stay objects
+    b = CircuitBuilder(2)
+    g = b.linear({0: 10 ** 40, 1: sympy.Rational(-3, 7)}, sympy.Rational(1, 2))
+    c = b.build([b.mul(g, 1)])
+    st = compile_cells(c, M=8, budget=20, planner="fast").stack
+    kinds = {layer.b1.dtype.kind for layer in st.layers} | {layer.b2.dtype.kind for layer in st.layers}
+    assert kinds == {"i", "O"}
+    assert _exact(c, st)
+
+
+def test_planner_must_be_named():
+    with pytest.raises(HypothesisError, match="planner: must be one of auto, search, fast"):
+        compile_cells(product_circuit(4), planner="quick")

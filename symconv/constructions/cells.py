@@ -18,6 +18,9 @@ Rows [0, M) are M *cells*, rows [M, 2M) are spare.  Between steps every token
   above, shift schedules drawn at random, levels searched depth-first with
   backtracking) chooses every token's moves under a layer budget; consecutive W = 0
   layers of a level are then merged where that is exact (:mod:`.cells_merge`).
+  From M = FAST_CELLS cells on, a deterministic planner (:mod:`.cells_fast`) is
+  tried first: it scales to M ≈ 50 000, where the search's per-demand Dijkstra
+  does not.
 
 For d > 1 two layers first put u[i, c] on cell c·n + i of channel 0 and two more bring
 output k back to (k div d, k mod d): d' = d, the other channels stay zero in between.
@@ -450,6 +453,18 @@ def _final_demands(circuit, gates, out_cells):
     return ds, fixed
 
 
+def next_start(P) -> dict:
+    """The next level's start tokens {cell: wire}: the products, merged gates and copies a plan delivers."""
+    st = {}
+    for c, info in P.finals.items():
+        if info[0] in ("x", "lin"):
+            st[c] = info[1]
+        elif info[0] == "z":
+            key = info[1]
+            st[c] = key[1] if isinstance(key, tuple) else key
+    return st
+
+
 def _compile_cells(circuit: Circuit, M: int, smax: int, tries=200, seed=0, budget=None,
                    branch=3, node_budget=60, start=None, out_cells=None, spent=None):
     """Depth-first over levels: up to `branch` plans per level, backtracking on a failure."""
@@ -497,16 +512,6 @@ def _compile_cells(circuit: Circuit, M: int, smax: int, tries=200, seed=0, budge
                     continue
                 return P, ds
         return None
-
-    def next_start(P):
-        st = {}
-        for c, info in P.finals.items():
-            if info[0] in ("x", "lin"):
-                st[c] = info[1]
-            elif info[0] == "z":
-                key = info[1]
-                st[c] = key[1] if isinstance(key, tuple) else key
-        return st
 
     def dfs(li, start, plans):
         if li == len(rs):
@@ -557,8 +562,27 @@ def default_schedule(s, M, rng):
 
 # ----------------------------------------------------------------------------- emission
 
-def _layer(M, taps, b1, b2, W=0, label=""):
+def _small_int(v):
+    """v as a Python int when it is an integer (or integral Fraction) of at most 62 bits, else None."""
+    if isinstance(v, Fraction):
+        if v.denominator != 1:
+            return None
+        v = v.numerator
+    return int(v) if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and abs(int(v)) < 1 << 62 \
+        else None
+
+
+def _layer(M, taps, b1, b2, W=0, label="", compact=False):
+    """One channel-0 layer on 2M rows; ``compact``: int64 arrays when every value is a small integer."""
     Np = 2 * M
+    if compact and all(_small_int(v) is not None for d in (taps, b1, b2) for v in d.values()):
+        h = np.zeros((max(taps) + 1, 1), dtype=np.int64)
+        B1 = np.zeros((Np, 1), dtype=np.int64)
+        B2 = np.zeros((Np, 1), dtype=np.int64)
+        for arr, d in ((h, taps), (B1, b1), (B2, b2)):
+            for r, v in d.items():
+                arr[r, 0] = _small_int(v)
+        return Layer(W=np.array([[W]], dtype=np.int64), h=h, b1=B1, b2=B2, conv="circular", label=label)
     h = np.zeros((max(taps) + 1, 1), dtype=object)
     h[:, 0] = 0
     for t, v in taps.items():
@@ -592,8 +616,9 @@ def level_layers(P, M, li):
     return layers
 
 
-def _emit_level(P, M, li):
-    """The layers of one planned level: two per shift step (A, B), then the gate round."""
+def _emit_level(P, M, li, compact=False):
+    """The layers of one planned level: two per shift step (A, B), then the gate round (``compact``: see
+    :func:`_layer`)."""
     layers = []
     Np = 2 * M
     s = P.s
@@ -612,7 +637,7 @@ def _emit_level(P, M, li):
                 b1[c] = 1
             else:
                 b1[n.pred + M] = 1
-        layers.append(_layer(M, {0: 1, M: 1}, b1, {}, label=f"l{li+1} step{k} A"))
+        layers.append(_layer(M, {0: 1, M: 1}, b1, {}, label=f"l{li+1} step{k} A", compact=compact))
         eps = (D + M) % Np
         b1, b2 = {}, {}
         for c, n in P.occ[k].items():
@@ -622,7 +647,7 @@ def _emit_level(P, M, li):
                 b2[c] = c0 / cst
             else:
                 b1[c] = 1
-        layers.append(_layer(M, {0: 1, eps: 1}, b1, b2, label=f"l{li+1} step{k} B"))
+        layers.append(_layer(M, {0: 1, eps: 1}, b1, b2, label=f"l{li+1} step{k} B", compact=compact))
     has_mul = any(info[0] == "x" for info in P.finals.values())
     T = M + P.a // 2
     if has_mul:
@@ -632,7 +657,7 @@ def _emit_level(P, M, li):
                 b1[(c + T) % Np] = 1
             else:
                 b1[c] = 1
-        layers.append(_layer(M, {0: 1, T: 1}, b1, {}, label=f"l{li+1} half"))
+        layers.append(_layer(M, {0: 1, T: 1}, b1, {}, label=f"l{li+1} half", compact=compact))
     b1, b2 = {}, {}
     for c, info in P.finals.items():
         if info[0] in ("x", "y"):
@@ -643,11 +668,13 @@ def _emit_level(P, M, li):
             _, key, wire, coeff, c0 = info
             b2[c] = coeff
             b1[c] = c0 / coeff
-    layers.append(_layer(M, {T: 1}, b1, b2, W=1, label=f"l{li+1} mul"))
+    layers.append(_layer(M, {T: 1}, b1, b2, W=1, label=f"l{li+1} mul", compact=compact))
     return layers
 
 
-MAX_CELLS = 1 << 16  # M: the planner scans cells in Python (the w = 1024 hook circuit, M = 3294: about 4 minutes)
+FAST_CELLS = 512    # M from which planner="auto" tries the deterministic planner (cells_fast) first
+PLANNERS = ("auto", "search", "fast")
+MAX_CELLS = 1 << 16  # M: each layer holds 2M rows (the N = 16384 hook circuit: M = 53364, 90 layers, about 9 s)
 
 
 @dataclass(frozen=True)
@@ -708,7 +735,7 @@ def _channel_layers(n: int, d: int, Np: int) -> tuple:
 
 def compile_cells(circuit: Circuit, M: int | None = None, budget: int | None = None, seed: int = 0,
                   tries: int = 150, restarts: int = 6, branch: int = 4, nodes: int = 300,
-                  d: int = 1, seconds: float | None = 120.0) -> CellCompiled:
+                  d: int = 1, seconds: float | None = 120.0, planner: str = "auto") -> CellCompiled:
     """Compile a circuit on the cell layout, N' = 2M rows (default M = max(2w, n·d, 4), w the cut
     width of its fan-in-2 form, so N' = 4w unless w < 2 or the inputs need more cells) within
     ``budget`` layers (default 4Δ⌈log₂ w⌉, w read as at least 2).  The inputs are the row-major form
@@ -720,9 +747,16 @@ def compile_cells(circuit: Circuit, M: int | None = None, budget: int | None = N
     (default 120 s; the bench's circuits take at most about 35 s, None for no limit).  A stack it returns
     depends only on the circuit and these values, not on the time taken.  Raises a HypothesisError when
     the search finds no plan.
+
+    ``planner``: "search" (the seeded search above), "fast" (the deterministic planner of
+    :mod:`.cells_fast`: fixed power-of-two schedules, no W = 0 merging; it ignores the search's
+    parameters and fails on most small dense circuits) or "auto" (default): the fast planner first
+    when M ≥ FAST_CELLS (512), the search when M is smaller or the fast planner finds no plan.
     """
     if not isinstance(circuit, Circuit):
         raise HypothesisError(f"circuit: expected a Circuit, got {type(circuit).__name__}")
+    if planner not in PLANNERS:
+        raise HypothesisError(f"planner: must be one of {', '.join(PLANNERS)}, got {planner!r}")
     if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float, np.integer,
                                                                                       np.floating))
                                 or not 0 < seconds < math.inf):
@@ -756,16 +790,28 @@ def compile_cells(circuit: Circuit, M: int | None = None, budget: int | None = N
             raise HypothesisError(f"{pname}: must be an integer >= {lo} (the circuit has {nd} inputs and "
                                   f"{len(c.outputs)} outputs, d = {d}), got {v!r}")
     if M > MAX_CELLS:
-        raise HypothesisError(f"M: {M} cells is past the planner's reach (at most {MAX_CELLS}; it walks every "
-                              "cell at every step, about 4 minutes at M = 3294)")
+        raise HypothesisError(f"M: {M} cells is past the planner's reach (at most {MAX_CELLS}; every layer holds "
+                              "2M rows, and the search walks every cell at every step)")
     M, budget = int(M), int(budget)
     smax = max(1, (per - 2) // 2)
     start = {(k % d) * n + k // d: k for k in range(nd)}  # input k = u[k div d, k mod d] (cell k when d = 1)
     out_cells = [(i % d) * n + i // d for i in range(len(c.outputs))]
+    fast = planner == "fast" or (planner == "auto" and M >= FAST_CELLS)
     try:
-        stack, plans = _plan_cells(c, M, smax, tries=tries, seed=seed, restarts=restarts,
-                                   budget=budget - extra, branch=branch, node_budget=nodes, start=start,
-                                   out_cells=out_cells, seconds=None if seconds is None else float(seconds))
+        plans = None
+        if fast:
+            from .cells_fast import plan_cells_fast
+            try:
+                plans = plan_cells_fast(c, M, budget - extra, start, out_cells)
+            except PlanFail:
+                if planner == "fast":
+                    raise
+        if plans is not None:
+            stack = emit(c, M, plans)
+        else:
+            stack, plans = _plan_cells(c, M, smax, tries=tries, seed=seed, restarts=restarts,
+                                       budget=budget - extra, branch=branch, node_budget=nodes, start=start,
+                                       out_cells=out_cells, seconds=None if seconds is None else float(seconds))
     except PlanFail as e:
         raise HypothesisError(
             f"circuit: the cell planner found no plan within {budget} layers on N' = {2 * M} rows ({e}); this is "
