@@ -63,6 +63,7 @@ import sympy
 
 from ..hyena import HyenaStack
 from ..model import HypothesisError, Layer, Stack
+from .hyena import _check_model
 
 __all__ = ["baseconv_on_two_rows", "column_passes", "two_row_layers"]
 
@@ -204,17 +205,9 @@ def baseconv_on_two_rows(model: HyenaStack) -> Stack:
     >>> baseconv_on_two_rows(HyenaStack(1, 1, (HyenaLayer([[2]], [[1]], [[1]]),) * 4)).signature
     Signature(N=1, L=5, d=1, N_int=2, d_int=1)
     """
-    if not isinstance(model, HyenaStack):
-        raise HypothesisError(f"model: expected a HyenaStack, got {type(model).__name__}")
+    _check_model(model)
     if model.N != 1:
         raise HypothesisError(f"model.N: the two-row route is for N = 1 (Prop. H.12 with N' = N = 1), "
                               f"got N = {model.N}")
-    if model.d_int != model.d:
-        raise HypothesisError(f"model.d_int: Prop. H.12 takes an (N, L, d, N', d) Hyena model, got d' = {model.d_int}")
-    for i, l in enumerate(model.layers):
-        if l.conv != "causal":
-            raise HypothesisError(f"model.layers[{i}].conv: Prop. H.12's Hyena filters are causal, got {l.conv!r}")
-    if model.L < 1:
-        raise HypothesisError("model: needs at least one layer (L >= 1)")
     return Stack(1, model.d, two_row_layers(model), 2, model.d,
                  name=f"BaseConv simulating {model.name or 'Hyena'} on 2 rows")
