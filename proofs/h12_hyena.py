@@ -21,27 +21,31 @@ b1 = (1 | b^ℓ | 0), giving (u | z^ℓ | 0) (a swap layer (u | z) → (z | u)
 precedes the conv from the second layer on); a last layer brings z^L up to
 rows [0, N).  It needs N' + N ≥ 3N, i.e. N' ≥ 2N.
 
-N ≤ N' < 2N (claimed: N' + N < 3N rows): at N = 1, where N' = 1, two rows suffice for
-every model (claim "Hyena -> BaseConv (N = N' = 1)", symconv.constructions.hyena_two_rows:
-at most 2L − 1 layers when the middle W^ℓ are invertible, at most 3 + 2d(L − 2) for any
-rational middle W^ℓ), so the claim is met there for every model with d ≤ 2, with invertible
-middle W^ℓ, or with d = 3 and L ≤ 9; for d ≥ 3 with singular middle W^ℓ the route can exceed
-5L and the claim is open there.  For N ≥ 2 it is not decided.  The same route runs on 3N rows (more than claimed)
-and is proved there for all N, N' and L by the same induction; only rows [0, N)
-of b^ℓ and h^ℓ reach the output, so N' itself does not matter.  Why the route needs 3N rows: the layer that applies W^ℓ gates every
-nonzero row i of its state by (row i)·W^ℓ + b1[i]; it writes p^ℓ ⊙ (h^ℓ * z) on
-the N rows holding u, must read z (N more rows, whose outputs are lost), and can
-keep u only on rows that are zero in its state (N more), when W^ℓ is singular
-(W^ℓ invertible would let u survive twisted, as u·W^ℓ).  A causal product of
-N-row blocks also spills N − 1 rows past its block, which only the end of the
-state absorbs.  This is an argument about routes of that shape, not a
-certificate: for N ≥ 2 there is neither a construction on N' + N < 3N rows nor a
-proof that none exists within 5L layers.  The N = 1 route's twist narrows it: a
-product layer whose gate reads h^ℓ * z (twisted by an invertible G) and whose
-convolution reads p^ℓ channel by channel from a row block holding u·G + g multiplies
-by p^ℓ and keeps u, so for invertible W^ℓ a width d > 1 costs one layer per Hyena
-layer more than d = 1, and what is missing for every d is the d = 1 linear step
-(u | z) → (u | h^ℓ * z) on 2N rows (README, "Prop. H.12 with N ≤ N' < 2N").
+N ≤ N' < 2N (claimed: N' + N < 3N rows), on 2N ≤ N' + N rows:
+
+* N = 1 (N' = 1; claim "Hyena -> BaseConv (N = N' = 1)", symconv.constructions.hyena_two_rows):
+  at most 2L − 1 layers when the middle W^ℓ are invertible, at most 3 + 2d(L − 2) for any
+  rational middle W^ℓ, so the claim is met for every model with d ≤ 2, with invertible middle
+  W^ℓ, or with d = 3 and L ≤ 9; beyond that the route can exceed 5L and the claim is open.
+* N = 2 (N' = 2, 3; claim "Hyena -> BaseConv (N = 2, N' < 2N)",
+  symconv.constructions.hyena_four_rows): a two-layer linear step (u | z) → (u | h * z) in closed
+  form and the same twist; 3L − 1 layers for d = 1, at most 4L − 2 for invertible W^ℓ (ℓ < L):
+  met for d = 1 and for invertible W^ℓ, open beyond.
+* N ≥ 3: not decided.  The 3N-row route (more than claimed) is proved for all N, N' and L by
+  the same induction; only rows [0, N) of b^ℓ and h^ℓ reach the output, so N' itself does not
+  matter.
+
+Why the 3N-row route needs 3N rows: the layer that applies W^ℓ gates every nonzero row i of
+its state by (row i)·W^ℓ + b1[i]; it writes p^ℓ ⊙ (h^ℓ * z) on the N rows holding u, must read
+z (N more rows, whose outputs are lost), and can keep u only on rows that are zero in its
+state (N more), when W^ℓ is singular (W^ℓ invertible would let u survive twisted, as u·W^ℓ).
+A causal product of N-row blocks also spills N − 1 rows past its block, which only the end of
+the state absorbs.  This is an argument about routes of that shape, not a certificate.  The
+twist of the N = 1 and N = 2 routes avoids it: a product layer whose gate reads h^ℓ * z
+(twisted by an invertible G) and whose convolution reads p^ℓ channel by channel from a row
+block holding u·G + g multiplies by p^ℓ and keeps u.  So for invertible W^ℓ a width d > 1
+costs L − 1 layers more than d = 1, and what is missing for N ≥ 3 is the d = 1 linear step
+(u | z) → (u | h^ℓ * z) on 2N rows within three layers (README, "Prop. H.12 with N ≤ N' < 2N").
 
 Circular layers are needed, not a choice: with the paper's causal ``*`` alone the claim is false at
 d = 1.  A causal layer maps row 0 by a polynomial in row 0 alone, of degree ≤ 2 when d' = 1, so row 0
@@ -71,6 +75,7 @@ from symconv.claims import NumericCase
 from symconv.constructions.hyena import (baseconv_from_hyena, baseconv_from_hyena_as_printed,
                                          hyena_chain_induction, hyena_from_baseconv, hyena_induction,
                                          hyena_rows)
+from symconv.constructions.hyena_four_rows import baseconv_on_four_rows
 from symconv.constructions.hyena_two_rows import baseconv_on_two_rows
 from symconv.hyena import HyenaLayer, HyenaStack, evaluate as hyena_eval, evaluate_nested
 from symconv.model import Layer, Stack
@@ -226,6 +231,48 @@ def one_bounds():
     return L, replace(rows, certificates=both(rows_at_least_N, one_row), at=where(L=2, d=1)), chans
 
 
+# ---------------------------------------------------------------- Hyena → BaseConv at N = 2, N' < 2N, on 4 rows
+
+SIZES_TWO = (SizeParam("Np", 2, 3), SizeParam("L", 1, 3), SizeParam("d", 1, 2))
+
+
+def filters_two(ell, d):
+    """Fixed rational filters (h₀, h₁) per channel for the N = 2 box: channel 1 of layer 2 has h₀ = 0 (the
+    linear step's second branch); the others h₀ ≠ 0."""
+    taps = [(3, -2), (1, 5), (-2, 1)]
+    rows = [taps[(ell + c) % 3] if not (ell == 2 and c == 1) else (0, 4) for c in range(d)]
+    return [[rows[c][t] for c in range(d)] for t in range(2)]
+
+
+def hyena_model_two(z):
+    """An (2, L, d, N', d) Hyena model: W^1 … W^{L-1} fixed (middle_weights: for d ≥ 2 invertible at ℓ = 1, rank
+    one at ℓ = 2), W^L and b symbolic, the filters fixed (filters_two)."""
+    L, d, Np = z["L"], z["d"], z["Np"]
+    layers = tuple(
+        HyenaLayer(W=sym(f"W{l}", d, d).entries if l == L else middle_weights(l + 1, d),
+                   b=sym(f"b{l}", Np, d).entries, h=filters_two(l, d), label=f"layer {l}")
+        for l in range(1, L + 1))
+    return HyenaStack(2, d, layers, N_int=Np, name=f"Hyena(L={L})")
+
+
+def build_four_rows(z):
+    model = hyena_model_two(z)
+    d = z["d"]
+    u = sym("u", 2, d)
+    stack = baseconv_on_four_rows(model)
+    outs = [hyena_eval(HyenaStack(2, d, model.layers[:l], N_int=z["Np"]), u) for l in range(1, model.L + 1)]
+    steps, done = [], 1
+    for l in range(1, model.L):
+        done += sum(1 for layer in stack.layers if layer.label.startswith(f"layer {l}, set"))
+        steps.append(Step("multiply l < L: (u | z^l)", done, slots(4, d, (0, u), (2, outs[l - 1]))))
+        done += 2   # the linear step of layer l + 1
+    return Instance(u, stack, outs[-1], tuple(steps))
+
+
+def claimed_two(z):
+    return Signature(2, 5 * z["L"], z["d"], z["Np"] + 2, z["d"])
+
+
 # ---------------------------------------------------------------- BaseConv → Hyena
 
 def baseconv_model(z, with_b2=True):
@@ -294,15 +341,17 @@ CLAIMS = [
           (N_LE_NP, WIDE), caps=CAPS, cost=cost,
           bounds=signature_bounds("5L", "N' + N", "d' = d", L_certs=L_CERTS, at_L=L_AT)),
     Claim("H.12", "Hyena -> BaseConv (N' < 2N)",
-          "the same for N <= N' < 2N; symconv builds it on 3N > N'+N rows, so for N >= 2 the claimed N'+N "
-          "rows is neither met nor refuted (open); N = 1 (N' = 1) is met on 2 rows by claim 'N = N' = 1'",
+          "the same for N <= N' < 2N; this route builds it on 3N > N'+N rows, so the claimed N'+N "
+          "rows is neither met nor refuted for N >= 3 (open); N = 1 and N = 2 are met on 2N rows by the claims "
+          "'N = N' = 1' and 'N = 2, N' < 2N' (for d = 1, and for d >= 2 within their stated cases)",
           SIZES, claimed_5L,
           (Variant("corrected, on 3N rows", build_hyena_to_baseconv, numeric=hyena_numeric_narrow,
                    proof=lambda z: hyena_induction(z["N"], 2 * z["N"]),
                    note="the N' >= 2N route run on 3N rows, more than the claimed N'+N: proved for all N "
                         "and L by induction on L, every N <= N' < 2N by hand (rows [0, N) of b^l, h^l are all "
-                        "that reach the output; the box checks N' exactly); no construction on N'+N < 3N rows and no certificate that none exists "
-                        "within 5L layers: the claimed row count is open"),),
+                        "that reach the output; the box checks N' exactly); for N >= 3 no construction on "
+                        "N'+N < 3N rows and no certificate that none exists within 5L layers: the claimed row count "
+                        "is open there (N = 1, 2: the claims on 2N rows)"),),
           (N_LE_NP, NARROW), caps=CAPS, cost=cost,
           bounds=signature_bounds("5L", "N' + N", "d' = d", L_certs=L_CERTS, at_L=L_AT,
                                   expect={"N'": "met up to c"})),
@@ -319,6 +368,23 @@ CLAIMS = [
                         "(symconv.constructions.hyena_two_rows)"),),
           (), cost=lambda z: float((z["d"] + 1) ** (2 * z["L"])),
           bounds=one_bounds()),
+    Claim("H.12", "Hyena -> BaseConv (N = 2, N' < 2N)",
+          "the case N <= N' < 2N at N = 2 (N' = 2, 3): an (2, L, d, N', d) Hyena model is a (2, 5L, d, N' + 2, d) "
+          "BaseConv model",
+          SIZES_TWO, claimed_two,
+          (Variant("on 2N = 4 rows", build_four_rows,
+                   note="prep (u | h^1 * u); per layer l < L a multiply (twist u·G + g and product W = G^-1 per set "
+                        "of independent columns of W^l) and a two-layer linear step (u | z) -> (u | h^l+1 * z) "
+                        "(masked convolutions, closed form per channel, h_0 = 0 its own branch); final gate on "
+                        "the top block: 3L - 1 layers for d = 1, at most 4L - 2 for invertible W^l (l < L); "
+                        "the box has W^L, b and u symbolic, the filters and W^1 … W^{L-1} fixed rationals; "
+                        "every L by hand (symconv.constructions.hyena_four_rows)"),),
+          (), cost=lambda z: float((2 * z["d"] + 1) ** (2 * z["L"])),
+          bounds=signature_bounds(
+              "5L", "N' + N", "d' = d", L_certs=both(not_identity, degree), at_L=largest("L"),
+              notes={"L": "met on the box, for every model with d = 1, and for invertible W^l (l < L); a singular "
+                          "W^l with d >= 2 costs up to 2d layers, so the route can exceed 5L (d = 2 from L = 5, "
+                          "d = 3 from L = 3) and 5L is open there"})),
     Claim("H.12", "Hyena -> BaseConv (printed route)",
           "prep layer, then remember_{N,N,0,0} per layer (N' = N, constant projections p^ℓ = b^ℓ)",
           SIZES_SQUARE, lambda z: Signature(z["N"], 5 * z["L"], z["d"], 2 * z["N"], z["d"]),

@@ -65,7 +65,7 @@ from ..hyena import HyenaStack
 from ..model import HypothesisError, Layer, Stack
 from .hyena import _check_model
 
-__all__ = ["baseconv_on_two_rows", "column_passes", "two_row_layers"]
+__all__ = ["baseconv_on_two_rows", "column_passes", "multiply_layers", "two_row_layers"]
 
 
 def _obj(rows) -> np.ndarray:
@@ -144,34 +144,46 @@ def _is_own_axis(W: sympy.Matrix, c: int) -> bool:
     return all(W[k, c] == 0 for k in range(W.rows) if k != c)
 
 
-def _middle(W: sympy.Matrix, b: np.ndarray, h: np.ndarray, ell: int) -> list:
-    """The layers taking (u | z) to (u | (u·W + b) ⊙ h ⊙ z) on two rows."""
+def multiply_layers(W: sympy.Matrix, b: list, h: list, ell: int, N: int = 1) -> list:
+    """The layers taking (u | y) to (u | (u·W + b) ⊙ h ⊙ y) on 2N rows (blocks of N rows).
+
+    ``b``: the N rows of the bias (lists of d entries); ``h``: one factor per channel (h^ℓ₀ at
+    N = 1; 1 where the filter was applied before).  Per set S of :func:`column_passes`: a twist
+    (W = G, filter 0) puts p_c on the top block for c ∈ S, then a causal product (W = G⁻¹, filter
+    X^N) gates the bottom block by y and reads p_c channel by channel from the rows N above; the
+    top block reads nothing and gets u back.  A set of columns on their own axes needs no twist.
+    """
     d = W.rows
     one, zero = sympy.Integer(1), sympy.Integer(0)
     passes = column_passes(W) or ((),)
     zero_cols = [c for c in range(d) if not any(W[:, c])]
     layers = []
     for i, S in enumerate(passes):
-        r = [zero] * d   # tap-1 filter value per channel
-        s = [one] * d    # bottom row's b2 per channel
+        r = [zero] * d                          # tap-N filter value per channel
+        s = [[one] * d for _ in range(N)]       # the bottom block's b2
         if i == 0:
             for c in zero_cols:
-                s[c] = h[c] * b[c]
-        if all(_is_own_axis(W, c) for c in S):   # no twist: the top row holds u itself
+                for row in range(N):
+                    s[row][c] = h[c] * b[row][c]
+        if all(_is_own_axis(W, c) for c in S):   # no twist: the top block holds u itself
             for c in S:
-                r[c], s[c] = h[c] * W[c, c], h[c] * b[c]
-            G, g = sympy.eye(d), [zero] * d
+                r[c] = h[c] * W[c, c]
+                for row in range(N):
+                    s[row][c] = h[c] * b[row][c]
+            G, g = sympy.eye(d), [[zero] * d for _ in range(N)]
         else:
             G = _complete(W, S)
-            g = [b[c] if c in S else zero for c in range(d)]
+            g = [[b[row][c] if c in S else zero for c in range(d)] for row in range(N)]
             for c in S:
-                r[c], s[c] = h[c], zero
-            layers.append(Layer(W=_obj(G.tolist()), h=_obj([[zero] * d]), b1=_obj([g, [zero] * d]),
+                r[c] = h[c]
+                for row in range(N):
+                    s[row][c] = zero
+            layers.append(Layer(W=_obj(G.tolist()), h=_obj([[zero] * d]), b1=_obj(g + [[zero] * d] * N),
                                 b2=_obj([[one] * d]), label=f"layer {ell}, set {list(S)}: twist (u·G + g | z·G)"))
         Gi = G.inv()
-        back = [-sum((g[k] * Gi[k, c] for k in range(d)), zero) for c in range(d)]
-        layers.append(Layer(W=_obj(Gi.tolist()), h=_obj([[zero] * d, r]), b1=_obj([back, [zero] * d]),
-                            b2=_obj([[one] * d, s]),
+        back = [[-sum((g[row][k] * Gi[k, c] for k in range(d)), zero) for c in range(d)] for row in range(N)]
+        layers.append(Layer(W=_obj(Gi.tolist()), h=_obj([[zero] * d] * N + [r]), b1=_obj(back + [[zero] * d] * N),
+                            b2=_obj([[one] * d] * N + s),
                             label=f"layer {ell}, set {list(S)}: product (u | p_S ⊙ h ⊙ z)"))
     return layers
 
@@ -183,18 +195,19 @@ def two_row_layers(model: HyenaStack) -> tuple:
     hl = [_row0(l.h, d) for l in model.layers]   # tap 0 and row 0: all that reaches the output at N = 1
     bl = [_row0(l.b, d) for l in model.layers]
     first = model.layers[0]
-    out = [Layer(W=np.asarray(first.W).tolist(), h=_obj([list(hl[0]), [one] * d]), b1=_obj([list(bl[0]), [one] * d]), b2=[[0]],
-                 label="prep: (u | 0) -> (z^1 | u)")]
+    out = [Layer(W=np.asarray(first.W).tolist(), h=_obj([list(hl[0]), [one] * d]),
+                 b1=_obj([list(bl[0]), [one] * d]), b2=[[0]], label="prep: (u | 0) -> (z^1 | u)")]
     if L == 1:
         return tuple(out)
     out.append(Layer(W=_obj(np.zeros((d, d), dtype=int).tolist()), h=_obj([[zero] * d, [one] * d]), b1=[[1]],
                      b2=[[0]], conv="circular", label="swap: (z^1 | u) -> (u | z^1)"))
     for ell in range(2, L):
         W = _rational_matrix(np.asarray(model.layers[ell - 1].W), f"model.layers[{ell - 1}].W")
-        out += _middle(W, list(bl[ell - 1]), list(hl[ell - 1]), ell)
+        out += multiply_layers(W, [list(bl[ell - 1])], list(hl[ell - 1]), ell)
     last = model.layers[-1]
-    out.append(Layer(W=np.asarray(last.W).tolist(), h=_obj([[zero] * d, list(hl[-1])]), b1=_obj([list(bl[-1]), [zero] * d]), b2=[[0]],
-                     conv="circular", label=f"final: top row (u·W^{L} + b^{L}) ⊙ (h^{L} ⊙ z^{L - 1})"))
+    out.append(Layer(W=np.asarray(last.W).tolist(), h=_obj([[zero] * d, list(hl[-1])]),
+                     b1=_obj([list(bl[-1]), [zero] * d]), b2=[[0]], conv="circular",
+                     label=f"final: top row (u·W^{L} + b^{L}) ⊙ (h^{L} ⊙ z^{L - 1})"))
     return tuple(out)
 
 
