@@ -124,7 +124,7 @@ def test_refusals_name_the_parameter():
         compile_cells(c, restarts=0)
     with pytest.raises(HypothesisError, match="seconds: must be a positive number"):
         compile_cells(c, seconds=0)
-    with pytest.raises(HypothesisError, match="search stopped after"):
+    with pytest.raises(HypothesisError, match="seconds: the cell planner stopped .*search stopped after"):
         compile_cells(random_circuit(16, 16, 3, seed=1, n_outputs=16, sparse=True), seconds=1)
     b = CircuitBuilder(2)
     with pytest.raises(HypothesisError, match="not a rational number"):
@@ -163,14 +163,14 @@ def test_auto_takes_the_fast_planner_from_FAST_CELLS_on(monkeypatch):
     import symconv.constructions.cells_fast as fast
     calls = []
     real = fast.plan_cells_fast
-    monkeypatch.setattr(fast, "plan_cells_fast", lambda *a: calls.append(a[1]) or real(*a))
+    monkeypatch.setattr(fast, "plan_cells_fast", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
     c = product_circuit(8)                       # M = 16 cells
     assert _same(compile_cells(c).stack, compile_cells(c, planner="search").stack) and calls == []
     monkeypatch.setattr(cells, "FAST_CELLS", 16)
     got = compile_cells(c)
     assert calls == [16] and _same(got.stack, compile_cells(c, planner="fast").stack)
 
-    def fail(*a):
+    def fail(*a, **k):
         raise cells.PlanFail("test")
     monkeypatch.setattr(fast, "plan_cells_fast", fail)    # auto falls back to the search
     assert _same(compile_cells(c).stack, compile_cells(c, planner="search").stack)
@@ -183,7 +183,7 @@ def test_fast_planner_numerically_at_the_hooks_width_256(monkeypatch):
     import symconv.constructions.cells_fast as fast
     calls = []
     real = fast.plan_cells_fast
-    monkeypatch.setattr(fast, "plan_cells_fast", lambda *a: calls.append(a[1]) or real(*a))
+    monkeypatch.setattr(fast, "plan_cells_fast", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
     c = random_circuit(256, 256, 3, seed=1, n_outputs=16, sparse=True)
     r = compile_cells(c, seconds=5)   # the search would need far longer: this is the fast planner's stack
     L_bound, N_bound = _bounds(c)
@@ -193,6 +193,13 @@ def test_fast_planner_numerically_at_the_hooks_width_256(monkeypatch):
     out = np.stack([run(r.stack, x.reshape(-1, 1))[:, 0] for x in X])
     assert np.max(np.abs(out[:, :16] - ref)) <= 1e-9 * max(1.0, np.max(np.abs(ref)))
     assert np.all(out[:, 16:] == 0)
+    # and exactly over F_p on random residues (Schwartz–Zippel: a wrong stack passes with probability <= 8/p)
+    from symconv.circuits import evaluate as evaluate_circuit
+    from symconv.exact import PRIME, run_mod
+    xs = [int(v) for v in np.random.default_rng(2).integers(0, PRIME, 256)]
+    got = run_mod(r.stack, np.array(xs, dtype=np.int64).reshape(256, 1))[:, 0]
+    want = [int(v) % PRIME for v in evaluate_circuit(c, xs)]
+    assert [int(v) for v in got[:16]] == want and not got[16:].any()
 
 
 def test_fast_planner_keeps_huge_and_fractional_coefficients_exact():
@@ -204,6 +211,20 @@ def test_fast_planner_keeps_huge_and_fractional_coefficients_exact():
     kinds = {layer.b1.dtype.kind for layer in st.layers} | {layer.b2.dtype.kind for layer in st.layers}
     assert kinds == {"i", "O"}
     assert _exact(c, st)
+
+
+def test_the_time_limit_covers_the_fast_planner_and_never_falls_back():
+    # a dense circuit whose fast planning takes about a minute before it fails (review10): with seconds=2
+    # both planners stop there, and auto does not fall back to the search (its stack would depend on time)
+    import time
+    c = random_circuit(256, 256, 2, seed=1, n_outputs=256)
+    for planner in ("fast", "auto"):
+        t = time.perf_counter()
+        with pytest.raises(HypothesisError, match="seconds: the cell planner stopped at its 2 s limit"):
+            compile_cells(c, planner=planner, seconds=2)
+        assert time.perf_counter() - t < 30
+    with pytest.raises(HypothesisError, match="planner='fast': no seed"):
+        compile_cells(product_circuit(4), planner="fast", budget=1)
 
 
 def test_planner_must_be_named():

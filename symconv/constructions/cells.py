@@ -57,6 +57,11 @@ class PlanFail(Exception):
     """The planner found no plan (internal; :func:`compile_cells` reports it as a HypothesisError)."""
 
 
+class PlanStopped(PlanFail):
+    """The planner reached its time limit (``seconds``): no fallback, so that a returned stack never depends on
+    the time taken."""
+
+
 # ----------------------------------------------------------------------------- planning
 
 @dataclass
@@ -503,7 +508,7 @@ def _compile_cells(circuit: Circuit, M: int, smax: int, tries=200, seed=0, budge
                 else:
                     ya = rng.choice((2, -2, 4, -4)) if M > 8 else rng.choice((2, -2))
                 if spent is not None and spent[1] is not None and time.perf_counter() - spent[0] > spent[1]:
-                    raise PlanFail(f"search stopped after its {spent[1]:g} s")
+                    raise PlanStopped(f"search stopped after its {spent[1]:g} s")
                 try:
                     P = plan_level(M, sched, start, order, rng, fixed, ya=ya)
                 except PlanFail:
@@ -743,10 +748,10 @@ def compile_cells(circuit: Circuit, M: int | None = None, budget: int | None = N
     layers at the end bring output k back to (k div d, k mod d), d' = d (the planner gets the rest
     of the budget).
 
-    ``seed``, ``tries``, ``restarts``, ``branch`` and ``nodes`` steer the search, and ``seconds`` stops it
-    (default 120 s; the bench's circuits take at most about 35 s, None for no limit).  A stack it returns
-    depends only on the circuit and these values, not on the time taken.  Raises a HypothesisError when
-    the search finds no plan.
+    ``seed``, ``tries``, ``restarts``, ``branch`` and ``nodes`` steer the search, and ``seconds`` stops the
+    planning, both planners together (default 120 s; the bench's circuits take at most about 35 s, None for
+    no limit).  A stack it returns depends only on the circuit and these values, not on the time taken: a
+    planner that reaches the limit raises, with no fallback.  Raises a HypothesisError when no plan is found.
 
     ``planner``: "search" (the seeded search above), "fast" (the deterministic planner of
     :mod:`.cells_fast`: fixed power-of-two schedules, no W = 0 merging; it ignores the search's
@@ -797,25 +802,39 @@ def compile_cells(circuit: Circuit, M: int | None = None, budget: int | None = N
     start = {(k % d) * n + k // d: k for k in range(nd)}  # input k = u[k div d, k mod d] (cell k when d = 1)
     out_cells = [(i % d) * n + i // d for i in range(len(c.outputs))]
     fast = planner == "fast" or (planner == "auto" and M >= FAST_CELLS)
+    t0 = time.perf_counter()
+    deadline = None if seconds is None else t0 + float(seconds)
     try:
         plans = None
         if fast:
             from .cells_fast import plan_cells_fast
             try:
-                plans = plan_cells_fast(c, M, budget - extra, start, out_cells)
+                plans = plan_cells_fast(c, M, budget - extra, start, out_cells, deadline=deadline)
+            except PlanStopped:
+                raise
             except PlanFail:
                 if planner == "fast":
                     raise
         if plans is not None:
             stack = emit(c, M, plans)
         else:
+            left = None if deadline is None else deadline - time.perf_counter()
+            if left is not None and left <= 0:
+                raise PlanStopped(f"stopped after its {seconds:g} s")
             stack, plans = _plan_cells(c, M, smax, tries=tries, seed=seed, restarts=restarts,
                                        budget=budget - extra, branch=branch, node_budget=nodes, start=start,
-                                       out_cells=out_cells, seconds=None if seconds is None else float(seconds))
-    except PlanFail as e:
+                                       out_cells=out_cells, seconds=left)
+    except PlanStopped as e:
         raise HypothesisError(
-            f"circuit: the cell planner found no plan within {budget} layers on N' = {2 * M} rows ({e}); this is "
-            "a search, not a proof that none exists: try another seed, more restarts, or layout='lean'") from None
+            f"seconds: the cell planner stopped at its {seconds:g} s limit without a plan within {budget} layers on "
+            f"N' = {2 * M} rows ({e}); this proves nothing about the circuit: raise seconds= (None: no limit), or "
+            "use layout='lean'") from None
+    except PlanFail as e:
+        how = ("the deterministic planner (planner='fast': no seed, no restarts) found no plan; try planner='search' "
+               "or layout='lean'" if planner == "fast" else
+               "this is a search, not a proof that none exists: try another seed, more restarts, or layout='lean'")
+        raise HypothesisError(
+            f"circuit: the cell planner found no plan within {budget} layers on N' = {2 * M} rows ({e}); {how}") from None
     name = f"H.21 cells({circuit.name or 'circuit'})"
     layers = tuple(stack.layers)
     if d > 1:

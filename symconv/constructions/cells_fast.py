@@ -33,11 +33,13 @@ reports it).
 """
 from __future__ import annotations
 
+import time
 from fractions import Fraction
 
 from ..circuits import Circuit
 
-from .cells import LevelPlan, Node, PlanFail, _emit_level, _final_demands, demands_of, next_start, rounds
+from .cells import (LevelPlan, Node, PlanFail, PlanStopped, _emit_level, _final_demands, demands_of, next_start,
+                    rounds)
 
 ROUTE_NODES = 20000  # depth-first nodes per path before a candidate is given up
 NEAR = 24            # alternative cells tried around a preferred one
@@ -239,7 +241,12 @@ def _wires(d):
     return [d[2]] if d[0] == "z" else [d[2], d[3]]
 
 
-def _greedy(M, sched, start, ds, fixed, ya):
+def _check(deadline):
+    if deadline is not None and time.perf_counter() > deadline:
+        raise PlanStopped("the fast planner reached the time limit")
+
+
+def _greedy(M, sched, start, ds, fixed, ya, deadline=None):
     pl = _Planner(M, sched, start, ya)
     order = sorted(range(len(ds)), key=lambda i: (0 if ds[i][1] in fixed else 1,
                                                   {"mul": 0, "lin": 1, "z": 2}[ds[i][0]], i))
@@ -247,6 +254,7 @@ def _greedy(M, sched, start, ds, fixed, ya):
         for w in _wires(d):
             pl.pending[w] = pl.pending.get(w, 0) + 1
     for i in order:
+        _check(deadline)
         d = ds[i]
         for w in _wires(d):
             pl.pending[w] -= 1
@@ -298,7 +306,7 @@ def _spread(M, start, ds, stride=4):
     return targets
 
 
-def _plan_spread(M, start, ds, targets, cap):
+def _plan_spread(M, start, ds, targets, cap, deadline=None):
     pos = _positions(start)
     need = 0
     for i, tg in targets.items():
@@ -313,6 +321,7 @@ def _plan_spread(M, start, ds, targets, cap):
         pl = _Planner(M, sched, start, -2)
         try:
             for i, tg in targets.items():
+                _check(deadline)
                 d = ds[i]
                 if d[0] == "z":
                     _, key, wire, coeff, c0 = d
@@ -332,6 +341,8 @@ def _plan_spread(M, start, ds, targets, cap):
                 pl.P.finals[tg[0]] = ("x", d[1], x, y)
                 pl.P.finals[tg[1]] = ("y", d[1], y, x)
             return pl.finish()
+        except PlanStopped:
+            raise
         except PlanFail:
             continue
         if not need:
@@ -365,13 +376,15 @@ def _span(start, ds, fixed):
     return need.bit_length()
 
 
-def plan_level_fast(M: int, start: dict, ds: list, fixed: dict, cap: int, final: bool, lo: int) -> LevelPlan:
-    """One level: the first plan in a fixed order of (schedule, y-offset), at most `cap` shift steps."""
+def plan_level_fast(M: int, start: dict, ds: list, fixed: dict, cap: int, final: bool, lo: int,
+                    deadline: float | None = None) -> LevelPlan:
+    """One level: the first plan in a fixed order of (schedule, y-offset), at most `cap` shift steps
+    (:class:`~.cells.PlanStopped` past ``deadline``, a ``time.perf_counter()`` value)."""
     if not final and not fixed:
         for stride in (4, 3):   # 4: the next levels pair in place; 3 leaves room when 4 wraps past M
             tg = _spread(M, start, ds, stride)
             if tg is not None:
-                P = _plan_spread(M, start, ds, tg, cap)
+                P = _plan_spread(M, start, ds, tg, cap, deadline)
                 if P is not None:
                     return P
     scheds = [[]]
@@ -388,13 +401,16 @@ def plan_level_fast(M: int, start: dict, ds: list, fixed: dict, cap: int, final:
             continue
         for ya in _offsets(start, ds, final, lo):
             try:
-                return _greedy(M, sched, start, ds, fixed, ya)
+                return _greedy(M, sched, start, ds, fixed, ya, deadline)
+            except PlanStopped:
+                raise
             except PlanFail:
                 continue
     raise PlanFail("no plan")
 
 
-def plan_cells_fast(circuit: Circuit, M: int, budget: int, start: dict, out_cells: list) -> list:
+def plan_cells_fast(circuit: Circuit, M: int, budget: int, start: dict, out_cells: list,
+                    deadline: float | None = None) -> list:
     """Every level by :func:`plan_level_fast`, within `budget` layers; returns the list of (plan, demands)."""
     rs = rounds(circuit)
     plans, used, cur = [], 0, dict(start)
@@ -409,7 +425,9 @@ def plan_cells_fast(circuit: Circuit, M: int, budget: int, start: dict, out_cell
         if cap < 0:
             raise PlanFail(f"level {li + 1}: no layers left")
         try:
-            P = plan_level_fast(M, cur, ds, fixed, cap, final, lo)
+            P = plan_level_fast(M, cur, ds, fixed, cap, final, lo, deadline)
+        except PlanStopped:
+            raise
         except PlanFail:
             raise PlanFail(f"fast planner: no plan for level {li + 1}") from None
         P._layers = _emit_level(P, M, li, compact=True)   # int64 arrays where the values allow
