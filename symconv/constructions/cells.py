@@ -51,6 +51,7 @@ import numpy as np
 from ..circuits import Circuit, binarize, paper_sizes
 from ..model import HypothesisError, Layer, Stack
 from .cells_merge import merge_level
+from .params import rational
 
 
 class PlanFail(Exception):
@@ -379,17 +380,8 @@ def rounds(circuit: Circuit):
 
 
 def _rational(c, where: str) -> Fraction:
-    """A gate coefficient as a Fraction (ints, Fractions, finite floats, sympy rationals)."""
-    if isinstance(c, (int, np.integer)) and not isinstance(c, bool):
-        return Fraction(int(c))
-    if isinstance(c, Fraction):
-        return c
-    if getattr(c, "is_Rational", False):
-        return Fraction(int(c.p), int(c.q))
-    if isinstance(c, (float, np.floating)) and math.isfinite(c):
-        return Fraction(float(c))
-    raise HypothesisError(f"{where}: coefficient {c!r} is not a rational number; layout 'cells' needs "
-                          "numeric coefficients")
+    """A gate coefficient as a Fraction (:func:`.params.rational`)."""
+    return rational(c, where, "layout 'cells' needs numeric coefficients", what="coefficient")
 
 
 def demands_of(circuit, gates, carried):

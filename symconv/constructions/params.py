@@ -7,6 +7,8 @@
 """
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -49,6 +51,30 @@ def mask(N: int, *spans: tuple[int, int], value: Any = 1) -> np.ndarray:
             raise HypothesisError(f"spans: rows [{a}, {b}) do not fit in N = {N}")
         m[a:b, 0] = value
     return m
+
+
+def rational(c: Any, where: str, why: str, what: str = "entry") -> Fraction:
+    """``c`` as an exact Fraction: ints, Fractions, sympy rationals, and finite Python, numpy or sympy floats
+    (read exactly, as their binary value); anything else (a symbol, an irrational, a string, a bool) is refused
+    naming ``where`` and saying ``why`` a number is needed.
+
+    >>> rational(0.5, "W", "it is inverted"), rational(3, "W", "it is inverted")
+    (Fraction(1, 2), Fraction(3, 1))
+    """
+    if isinstance(c, (int, np.integer)) and not isinstance(c, (bool, np.bool_)):
+        return Fraction(int(c))
+    if isinstance(c, Fraction):
+        return c
+    if getattr(c, "is_Rational", False):
+        return Fraction(int(c.p), int(c.q))
+    if isinstance(c, (float, np.floating)) and math.isfinite(c):
+        return Fraction(float(c))
+    if getattr(c, "is_Float", False) and c.is_finite:
+        import sympy
+
+        r = sympy.Rational(c)   # exact: a sympy Float is a binary fraction
+        return Fraction(int(r.p), int(r.q))
+    raise HypothesisError(f"{where}: {what} {c!r} is not a rational number; {why}")
 
 
 def zero_W(d: int) -> np.ndarray:
