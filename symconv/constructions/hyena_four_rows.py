@@ -46,19 +46,14 @@ import sympy
 
 from ..hyena import HyenaStack
 from ..model import HypothesisError, Layer, Stack
-from .hyena import _check_model
+from .hyena import _check_model, _rows
 from .hyena_two_rows import _obj, _rational_matrix, multiply_layers
+from .params import rational, zero_W
 
 __all__ = ["baseconv_on_four_rows", "linear_step"]
 
 
-def _number(v, where: str) -> sympy.Rational:
-    """A filter tap as an exact rational (ints, Fractions, floats, sympy rationals and floats)."""
-    try:
-        return _rational_matrix(np.array([[v]], dtype=object), where)[0, 0]
-    except HypothesisError:
-        raise HypothesisError(f"{where}: the four-row route's linear step divides by the filter's tap 0, so the "
-                              f"filter must be numeric (rational), got {v!r}") from None
+WHY_H = "the four-row route's linear step divides by the filter's tap 0, so the filter must be numeric"
 
 
 def _step_channel(h0: sympy.Rational, h1: sympy.Rational) -> tuple:
@@ -77,13 +72,13 @@ def linear_step(h: list, ell: int) -> tuple:
     >>> [l.label for l in linear_step([(1, 2)], 2)]
     ['layer 2, linear step 1/2', 'layer 2, linear step 2/2']
     """
-    per = [_step_channel(h0, h1) for h0, h1 in h]
+    per = [_step_channel(*(sympy.Rational(rational(t, "h", WHY_H)) for t in taps)) for taps in h]
     d = len(h)
     out = []
     for k in range(2):
         taps = [[per[c][k][0][t] for c in range(d)] for t in range(4)]
         mask = [[per[c][k][1][r] for c in range(d)] for r in range(4)]
-        out.append(Layer(W=_obj([[0] * d] * d), h=_obj(taps), b1=_obj(mask), b2=[[0]],
+        out.append(Layer(W=zero_W(d), h=_obj(taps), b1=_obj(mask), b2=[[0]],
                          label=f"layer {ell}, linear step {k + 1}/2"))
     return tuple(out)
 
@@ -100,18 +95,16 @@ def baseconv_on_four_rows(model: HyenaStack) -> Stack:
         raise HypothesisError(f"model.N: the four-row route is for N = 2, got N = {model.N}")
     d, L = model.d, model.L
     zero, one = sympy.Integer(0), sympy.Integer(1)
-    H, B = [], []
+    H, B = [], []   # taps 0, 1 of each filter and rows 0, 1 of each bias: all that reaches the output at N = 2
     for i, l in enumerate(model.layers):
-        h = np.zeros((2, d), dtype=object)
-        hl = np.asarray(l.h)
-        h[: min(2, hl.shape[0])] = np.broadcast_to(hl[:2], (min(2, hl.shape[0]), d))
-        H.append([(_number(h[0, c], f"model.layers[{i}].h"), _number(h[1, c], f"model.layers[{i}].h"))
+        h = np.zeros((2, d), dtype=object)   # object entries: no float rounding of large integer taps
+        taps = np.asarray(l.h)[:2]
+        h[: taps.shape[0]] = taps
+        H.append([tuple(sympy.Rational(rational(h[t, c], f"model.layers[{i}].h", WHY_H)) for t in range(2))
                   for c in range(d)])
-        b = np.asarray(l.b)
-        B.append([np.broadcast_to(b[min(r, b.shape[0] - 1): min(r, b.shape[0] - 1) + 1], (1, d))[0].tolist()
-                  for r in range(2)])
+        B.append(_rows(np.asarray(l.b), 2, d).tolist())
     prep_taps = [[one] * d, [zero] * d] + [[H[0][c][t] for c in range(d)] for t in range(2)]
-    layers = [Layer(W=_obj([[0] * d] * d), h=_obj(prep_taps), b1=[[1]], b2=[[0]], label="prep: (u | h^1 * u)")]
+    layers = [Layer(W=zero_W(d), h=_obj(prep_taps), b1=[[1]], b2=[[0]], label="prep: (u | h^1 * u)")]
     for ell in range(1, L):
         W = _rational_matrix(np.asarray(model.layers[ell - 1].W), f"model.layers[{ell - 1}].W")
         layers += multiply_layers(W, B[ell - 1], [one] * d, ell, N=2)

@@ -56,14 +56,13 @@ True
 """
 from __future__ import annotations
 
-from fractions import Fraction
-
 import numpy as np
 import sympy
 
 from ..hyena import HyenaStack
 from ..model import HypothesisError, Layer, Stack
-from .hyena import _check_model
+from .hyena import _check_model, _rows
+from .params import rational, zero_W
 
 __all__ = ["baseconv_on_two_rows", "column_passes", "multiply_layers", "two_row_layers"]
 
@@ -75,30 +74,16 @@ def _obj(rows) -> np.ndarray:
 def _row0(a: np.ndarray, d: int) -> list:
     """Row 0 of a parameter broadcast to d channels, as Python numbers or sympy expressions (so that
     products of small numpy integers cannot overflow)."""
-    a = np.asarray(a)
-    return np.broadcast_to(a[:1], (1, d))[0].tolist()
+    return _rows(np.asarray(a), 1, d)[0].tolist()
 
 
-def _rational_matrix(W: np.ndarray, where: str) -> sympy.Matrix:
-    """W as an exact rational sympy matrix; a symbolic or non-finite entry is refused naming ``where``."""
-    out = []
-    for row in W.tolist():
-        r = []
-        for v in row:
-            if isinstance(v, (bool, np.bool_)):
-                raise HypothesisError(f"{where}: entry {v!r} is not a number")
-            if isinstance(v, (int, np.integer, Fraction)):
-                r.append(sympy.Rational(Fraction(int(v)) if not isinstance(v, Fraction) else v))
-            elif isinstance(v, (float, np.floating)):
-                r.append(sympy.Rational(Fraction(float(v))))
-            elif getattr(v, "is_Rational", False) or getattr(v, "is_Float", False):
-                r.append(sympy.Rational(v))   # a sympy Float is read exactly, as a Python float is
-            else:
-                raise HypothesisError(
-                    f"{where}: the two-row route splits and inverts the middle projections W^ℓ (1 < ℓ < L) "
-                    f"exactly, so it needs rational entries, got {v!r}")
-        out.append(r)
-    return sympy.Matrix(out)
+WHY_W = "the route splits and inverts W^ℓ exactly (N = 1: 1 < ℓ < L; N = 2: ℓ < L)"
+
+
+def _rational_matrix(W, where: str, why: str = WHY_W) -> sympy.Matrix:
+    """W as an exact rational sympy matrix (each entry by :func:`.params.rational`, refused naming ``where``)."""
+    return sympy.Matrix([[sympy.Rational(rational(v, where, why)) for v in row]
+                         for row in np.asarray(W, dtype=object).tolist()])
 
 
 def column_passes(W: sympy.Matrix) -> tuple:
@@ -108,6 +93,7 @@ def column_passes(W: sympy.Matrix) -> tuple:
     >>> column_passes(sympy.Matrix([[1, 2], [1, -1]])), column_passes(sympy.Matrix([[1, 2], [2, 4]]))
     (((0, 1),), ((0,), (1,)))
     """
+    W = W if isinstance(W, sympy.MatrixBase) else _rational_matrix(W, "W")
     sets: list = []
     for c in range(W.cols):
         if not any(W[:, c]):
@@ -153,7 +139,11 @@ def multiply_layers(W: sympy.Matrix, b: list, h: list, ell: int, N: int = 1) -> 
     X^N) gates the bottom block by y and reads p_c channel by channel from the rows N above; the
     top block reads nothing and gets u back.  A set of columns on their own axes needs no twist.
     """
+    W = W if isinstance(W, sympy.MatrixBase) else _rational_matrix(W, "W")
     d = W.rows
+    if len(b) != N or any(len(row) != d for row in b) or len(h) != d:
+        raise HypothesisError(f"b, h: expected N = {N} bias rows of d = {W.rows} entries and {d} filter factors, "
+                              f"got {len(b)} rows and {len(h)} factors")
     one, zero = sympy.Integer(1), sympy.Integer(0)
     passes = column_passes(W) or ((),)
     zero_cols = [c for c in range(d) if not any(W[:, c])]
@@ -195,18 +185,18 @@ def two_row_layers(model: HyenaStack) -> tuple:
     hl = [_row0(l.h, d) for l in model.layers]   # tap 0 and row 0: all that reaches the output at N = 1
     bl = [_row0(l.b, d) for l in model.layers]
     first = model.layers[0]
-    out = [Layer(W=np.asarray(first.W).tolist(), h=_obj([list(hl[0]), [one] * d]),
-                 b1=_obj([list(bl[0]), [one] * d]), b2=[[0]], label="prep: (u | 0) -> (z^1 | u)")]
+    out = [Layer(W=np.asarray(first.W).tolist(), h=_obj([hl[0], [one] * d]),
+                 b1=_obj([bl[0], [one] * d]), b2=[[0]], label="prep: (u | 0) -> (z^1 | u)")]
     if L == 1:
         return tuple(out)
-    out.append(Layer(W=_obj(np.zeros((d, d), dtype=int).tolist()), h=_obj([[zero] * d, [one] * d]), b1=[[1]],
+    out.append(Layer(W=zero_W(d), h=_obj([[zero] * d, [one] * d]), b1=[[1]],
                      b2=[[0]], conv="circular", label="swap: (z^1 | u) -> (u | z^1)"))
     for ell in range(2, L):
         W = _rational_matrix(np.asarray(model.layers[ell - 1].W), f"model.layers[{ell - 1}].W")
-        out += multiply_layers(W, [list(bl[ell - 1])], list(hl[ell - 1]), ell)
+        out += multiply_layers(W, [bl[ell - 1]], hl[ell - 1], ell)
     last = model.layers[-1]
-    out.append(Layer(W=np.asarray(last.W).tolist(), h=_obj([[zero] * d, list(hl[-1])]),
-                     b1=_obj([list(bl[-1]), [zero] * d]), b2=[[0]], conv="circular",
+    out.append(Layer(W=np.asarray(last.W).tolist(), h=_obj([[zero] * d, hl[-1]]),
+                     b1=_obj([bl[-1], [zero] * d]), b2=[[0]], conv="circular",
                      label=f"final: top row (u·W^{L} + b^{L}) ⊙ (h^{L} ⊙ z^{L - 1})"))
     return tuple(out)
 
