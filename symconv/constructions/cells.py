@@ -572,28 +572,19 @@ def _small_int(v):
 def _layer(M, taps, b1, b2, W=0, label="", compact=False):
     """One channel-0 layer on 2M rows; ``compact``: int64 arrays when every value is a small integer."""
     Np = 2 * M
-    if compact and all(_small_int(v) is not None for d in (taps, b1, b2) for v in d.values()):
-        h = np.zeros((max(taps) + 1, 1), dtype=np.int64)
-        B1 = np.zeros((Np, 1), dtype=np.int64)
-        B2 = np.zeros((Np, 1), dtype=np.int64)
-        for arr, d in ((h, taps), (B1, b1), (B2, b2)):
-            for r, v in d.items():
-                arr[r, 0] = _small_int(v)
-        return Layer(W=np.array([[W]], dtype=np.int64), h=h, b1=B1, b2=B2, conv="circular", label=label)
-    h = np.zeros((max(taps) + 1, 1), dtype=object)
-    h[:, 0] = 0
-    for t, v in taps.items():
-        h[t, 0] = v
-    B1 = np.zeros((Np, 1), dtype=object)
-    B1[:, 0] = 0
-    B2 = np.zeros((Np, 1), dtype=object)
-    B2[:, 0] = 0
-    for r, v in b1.items():
-        B1[r, 0] = v
-    for r, v in b2.items():
-        B2[r, 0] = v
-    Wm = np.array([[W]], dtype=object)
-    return Layer(W=Wm, h=h, b1=B1, b2=B2, conv="circular", label=label)
+    values = [taps, b1, b2]
+    dtype = object
+    if compact:
+        ints = [{r: _small_int(v) for r, v in d.items()} for d in values]
+        if all(v is not None for d in ints for v in d.values()):
+            values, dtype, W = ints, np.int64, int(W)
+    arrays = [np.zeros((max(taps) + 1, 1), dtype=dtype), np.zeros((Np, 1), dtype=dtype),
+              np.zeros((Np, 1), dtype=dtype)]   # object zeros are Python ints
+    for arr, d in zip(arrays, values):
+        for r, v in d.items():
+            arr[r, 0] = v
+    h, B1, B2 = arrays
+    return Layer(W=np.array([[W]], dtype=dtype), h=h, b1=B1, b2=B2, conv="circular", label=label)
 
 
 def emit(circuit, M, plans):
