@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from .base import TrivialCertificate
-from .composition import CompositionCertificate
+from .composition import CompositionCertificate, OneRowCertificate
 from .degree import DegreeCertificate
 from .dependency import CausalCertificate, required_pattern
 from .dimension import DimensionCertificate
@@ -57,41 +57,32 @@ def causal(sizes: Mapping[str, int], instance: Callable[[], Any]) -> tuple:
     return (CausalCertificate.of(R),)
 
 
+def _where_it_applies(issue: Callable[[Any], Any], instance: Callable[[], Any]) -> tuple:
+    """(the certificate ``issue(instance())`` gives,), or () when it refuses to apply (a HypothesisError)."""
+    from ..model import HypothesisError
+
+    try:
+        return (issue(instance()),)
+    except HypothesisError:
+        return ()
+
+
 def composition(sizes: Mapping[str, int], instance: Callable[[], Any]) -> tuple:
     """The one-channel causal impossibility (:class:`CompositionCertificate`) where it applies: d = 1 and
     row 0 of the target of a degree in u[0, 0] that is not a power of two (nothing otherwise)."""
-    from ..model import HypothesisError
-
-    inst = instance()
-    try:
-        return (CompositionCertificate.of(inst.input, inst.expected, stack=inst.stack),)
-    except HypothesisError:
-        return ()
+    return _where_it_applies(lambda i: CompositionCertificate.of(i.input, i.expected, stack=i.stack), instance)
 
 
 def two_layers(sizes: Mapping[str, int], instance: Callable[[], Any]) -> tuple:
     """L ≥ 3 by :class:`TwoLayerCertificate` where it applies: every channel of row 0 (rows ≥ 1 of u zero)
     homogeneous of degree 3 or 4 and not divisible by its own input coordinate (nothing otherwise)."""
-    from ..model import HypothesisError
-
-    inst = instance()
-    try:
-        return (TwoLayerCertificate.of(inst.input, inst.expected, stack=inst.stack),)
-    except HypothesisError:
-        return ()
+    return _where_it_applies(lambda i: TwoLayerCertificate.of(i.input, i.expected, stack=i.stack), instance)
 
 
 def one_row(sizes: Mapping[str, int], instance: Callable[[], Any]) -> tuple:
     """N' ≥ 2 by :class:`OneRowCertificate` where it applies: N = d = 1 and a target degree that is not 0 or a
     power of two (for models with d' = 1; nothing otherwise)."""
-    from ..model import HypothesisError
-    from .composition import OneRowCertificate
-
-    inst = instance()
-    try:
-        return (OneRowCertificate.of(inst.input, inst.expected),)
-    except HypothesisError:
-        return ()
+    return _where_it_applies(lambda i: OneRowCertificate.of(i.input, i.expected), instance)
 
 
 def rows_at_least_N(sizes: Mapping[str, int], instance: Callable[[], Any]) -> tuple:
