@@ -217,10 +217,6 @@ def build_two_rows(z):
     return Instance(u, stack, outs[-1], tuple(steps))
 
 
-def claimed_one(z):
-    return Signature(1, 5 * z["L"], z["d"], 2, z["d"])
-
-
 def one_bounds():
     """5L, N' + N = 2 and d' = d; N' ≥ 2 is proved at L = 2, d = 1 (one row cannot reach degree 3)."""
     L, rows, chans = signature_bounds(
@@ -267,10 +263,6 @@ def build_four_rows(z):
         steps.append(Step("multiply l < L: (u | z^l)", done, slots(4, d, (0, u), (2, outs[l - 1]))))
         done += 2   # the linear step of layer l + 1
     return Instance(u, stack, outs[-1], tuple(steps))
-
-
-def claimed_two(z):
-    return Signature(2, 5 * z["L"], z["d"], z["Np"] + 2, z["d"])
 
 
 # ---------------------------------------------------------------- BaseConv → Hyena
@@ -358,7 +350,7 @@ CLAIMS = [
     Claim("H.12", "Hyena -> BaseConv (N = N' = 1)",
           "the case N <= N' < 2N at N = 1 (so N' = 1): an (1, L, d, 1, d) Hyena model is a (1, 5L, d, 2, d) "
           "BaseConv model",
-          SIZES_ONE, claimed_one,
+          SIZES_ONE, lambda z: claimed_5L({"N": 1, "Np": 1, **z}),
           (Variant("on N'+N = 2 rows", build_two_rows,
                    note="prep (z^1 | u), swap (u | z^1), per middle layer a twist u·G + g and a product with "
                         "W = G^-1 per set of independent columns of W^l, final gate on the top row: 2L - 1 layers "
@@ -371,7 +363,7 @@ CLAIMS = [
     Claim("H.12", "Hyena -> BaseConv (N = 2, N' < 2N)",
           "the case N <= N' < 2N at N = 2 (N' = 2, 3): an (2, L, d, N', d) Hyena model is a (2, 5L, d, N' + 2, d) "
           "BaseConv model",
-          SIZES_TWO, claimed_two,
+          SIZES_TWO, lambda z: claimed_5L({"N": 2, **z}),
           (Variant("on 2N = 4 rows", build_four_rows,
                    note="prep (u | h^1 * u); per layer l < L a multiply (twist u·G + g and product W = G^-1 per set "
                         "of independent columns of W^l) and a two-layer linear step (u | z) -> (u | h^l+1 * z) "
