@@ -107,8 +107,8 @@ def bound(circuit, width="cut"):
 
 
 @lru_cache(maxsize=64)
-def compiled(key, n, d, merge=False, linear="routing", layout="proof", shifts=None):
-    return compile_arithmetic(build_circuit(key), n, d, merge, linear=linear, layout=layout, shifts=shifts)
+def compiled(key, n, d, merge=False, linear="routing", layout="proof", shifts=None, seed=0):
+    return compile_arithmetic(build_circuit(key), n, d, merge, linear=linear, layout=layout, shifts=shifts, seed=seed)
 
 
 def build_circuit(key):
@@ -130,8 +130,8 @@ def build_circuit(key):
     raise ValueError(kind)
 
 
-def instance(key, n, d, merge=False, linear="routing", layout="proof", shifts=None):
-    cc = compiled(key, n, d, merge, linear, layout, shifts)
+def instance(key, n, d, merge=False, linear="routing", layout="proof", shifts=None, seed=0):
+    cc = compiled(key, n, d, merge, linear, layout, shifts, seed)
     u = sym("u", n, d)
     return Instance(u, cc.stack, expected_block(cc.circuit, u))
 
@@ -181,10 +181,17 @@ def numeric_for(kind, layout="proof"):
 
 def family(name, statement, key_of, n_of, sizes, hypotheses=(), numeric=None, extra=(), h20_where=None,
            tight_numeric=None, bounds=H21_BOUNDS, lean_numeric=None, cells_where=None, cells_numeric=None,
-           cells=True):
+           cells=True, cells_seed=None):
+    """The claim of one circuit family.  ``cells_seed``: {(size, value) pairs: seed} for the sizes where the
+    cell search's seed 0 finds no plan (or is slow) and a recorded seed does: a witness of the search, the
+    stack it gives being checked exactly like any other."""
     def builder(**how):
         """The variant's instance: the family's circuit compiled with ``how`` (linear=..., layout=...)."""
         return lambda s: instance(key_of(s), n_of(s), s.get("d", 1), **how)
+
+    def build_cells(s):
+        seed = next((v for k, v in (cells_seed or {}).items() if all(s.get(p) == x for p, x in k)), 0)
+        return instance(key_of(s), n_of(s), s.get("d", 1), layout="cells", seed=seed)
 
     def claimed(s):
         return claimed_for(build_circuit(key_of(s)), n_of(s), s.get("d", 1))
@@ -204,13 +211,16 @@ def family(name, statement, key_of, n_of, sizes, hypotheses=(), numeric=None, ex
                              "spread; shifts no larger than tight's, so the same N') and constants added through the "
                              "b2 of the layer before: no more layers than tight (fewer on most circuits), same rows "
                              "(bench circuits --layout lean)"),
-                ) + ((Variant("cells layout", builder(layout="cells"), where=cells_where, numeric=cells_numeric,
+                ) + ((Variant("cells layout", build_cells, where=cells_where, numeric=cells_numeric,
                         note="N' = 2M rows, M = max(2w, n·d, 4) cells (w = cut width) and a spare region, on channel 0 (for d > 1 two "
                              "layers in and two out); masked shift "
                              "steps of two layers move any tokens by any shift, products in a two-layer gate "
                              "round; a seeded search plans every token's moves within 4Δ⌈log₂w⌉ layers (from "
-                             "M = 512 cells a deterministic planner first; the box is below that) "
-                             "(symconv.constructions.cells; bench circuits --layout cells)"),) if cells else ()
+                             "M = 512 cells a deterministic planner first; the box is below that)"
+                             + ("; the search's seed is recorded where seed 0 finds no plan or is slow: "
+                                + ", ".join(f"{', '.join(f'{p} = {x}' for p, x in k)}: seed {v}"
+                                            for k, v in cells_seed.items()) if cells_seed else "")
+                             + " (symconv.constructions.cells; bench circuits --layout cells)"),) if cells else ()
                 ) + tuple(extra)
     return Claim("H.21", name, statement, sizes, claimed, variants, hypotheses, bounds=bounds)
 
@@ -242,8 +252,9 @@ def printed_mult_layer(s, p_is_v1=False):
     return Instance(y, stack, expected, steps)
 
 
-def working_mult_layer(s):
-    """The same input through symconv's one multiplication layer (after the routing to T-apart blocks)."""
+def working_mult_layer(s, layout="proof"):
+    """The same input through symconv's one multiplication layer (after the routing to T-apart blocks), or
+    the layer as a circuit compiled with another ``layout``."""
     from symconv.circuits import CircuitBuilder
 
     m, r = s["m"], s["r"]
@@ -251,7 +262,7 @@ def working_mult_layer(s):
     outs = [b.mul(k, m + k) for k in range(m)] + list(range(2 * m, 2 * m + r))
     c = b.build(outs)
     N = 2 * m + r
-    cc = compile_arithmetic(c, N, 1)
+    cc = compile_arithmetic(c, N, 1, layout=layout)
     v1, v2, v3 = sym("v1", m), sym("v2", m), sym("v3", r)
     y = v1 | v2 | v3
     return Instance(y, cc.stack, (v1 * v2) | v3 | zeros(N - m - r))
@@ -278,16 +289,14 @@ CLAIMS = [
     family("matmul", "C = A·B for p×p matrices (inputs A | B row-major)", lambda s: ("matmul", s["p"]),
            lambda s: 2 * s["p"] ** 2 // s["d"], (SizeParam("p", 1, 2), D_SIZE),
            (Hypothesis(divides(size("d"), 2, size("p"), size("p"))),),
-           cells_where=Hypothesis(size("d") <= 1, why="p = 1, d = 2: the cells layout's 4 channel layers exceed "
-                                                      "4Δ⌈log₂w⌉ = 4")
-           & Hypothesis(size("p") <= 1, why="p = 2, d = 1: the default cells search finds no plan (restarts=10 "
-                                            "does, 13 s); d = 2 needs seed=2, restarts=12 (bench circuits)")),
+           cells_where=Hypothesis(size("p") >= size("d"), why="p = 1, d = 2: the cells layout's 4 channel layers "
+                                                              "exceed 4Δ⌈log₂w⌉ = 4"),
+           cells_seed={(("p", 2), ("d", 1)): 1, (("p", 2), ("d", 2)): 3}),
     family("powers", "x² + x⁴ + … + x^(2^k), every power carried to a sum at the end "
            "(level width 1, cut width k)", lambda s: ("powers", s["k"]), lambda s: 1, (SizeParam("k", 1, 4),)),
     family("det3", "the 3×3 determinant (cofactor expansion)", lambda s: ("det3", 0),
            lambda s: 9 // s["d"], (SizeParam("d", 1, 3),),
-           (Hypothesis(divides(size("d"), 9)),),
-           cells_where=Hypothesis(size("d") >= 3, why="time: d = 1 takes the cells search about 7 s")),
+           (Hypothesis(divides(size("d"), 9)),), cells_seed={(("d", 1),): 2}),
     family("random", "random circuits: width 2k, depth k, 2k inputs (k = 1, 2, 4, 8: width up to 16)",
            lambda s: ("random", s["k"]), lambda s: 2 * s["k"], (SizeParam("k", 1, 8),),
            (Hypothesis(pow2(size("k"))),),
@@ -321,7 +330,10 @@ CLAIMS = [
                            "BaseConv model of the input; with p fixed (a model) it fails (variant above)",
                    note="every step holds when p = v₁: the printed call is right except that p must be data"),
            Variant("construction", working_mult_layer,
-                   note="routing to v2 | v1 | v3 blocks T apart, then (y·I) ⊙ (e_T * y + 1_{v3})")),
+                   note="routing to v2 | v1 | v3 blocks T apart, then (y·I) ⊙ (e_T * y + 1_{v3})"),
+           *(Variant(f"{layout} layout", lambda s, layout=layout: working_mult_layer(s, layout),
+                     note=f"the layer as a circuit, compiled with layout={layout!r} (as the families' variant "
+                          f"'{layout} layout')") for layout in ("tight", "lean", "cells"))),
           bounds=signature_bounds("O(Δ log w)", "O(w)", "d' = d", L_certs=both(not_identity, degree),
                                   big_o=("L", "N'"), expect={"L": "met up to c", "N'": "met up to c"},
                                   exclude=("remember(y : v2, v3, e_0, v1), v1 as the parameter p",))),

@@ -31,6 +31,7 @@ alternating, every wire carried forward to the layers that still need it.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -441,6 +442,21 @@ def paper_sizes(circuit: Circuit) -> dict:
     c = binarize(circuit)
     return {"n": c.n_inputs, "s": c.size, "depth": c.depth, "level_width": c.level_width,
             "cut_width": c.cut_width, "mul_depth": c.mul_depth}
+
+
+def theorem_bounds(circuit: Circuit) -> tuple[int, int]:
+    """Theorem H.21's orders with the constant 4: (4·Δ·⌈log₂ w⌉ layers, 4w rows), Δ and w the depth and
+    cut width of :func:`paper_sizes`, with log₂ w read as at least 1 (a circuit of cut width 1 still
+    gets 4Δ layers, the reading of the claimed signature ``Δ·max(1, ⌈log₂ w⌉)``).
+
+    These are the targets that ``layout="best"`` and ``symconv bench circuits`` compare a stack with.
+
+    >>> theorem_bounds(product_circuit(8))      # Δ = 3, w = 8
+    (36, 32)
+    """
+    ps = paper_sizes(circuit)
+    w = ps["cut_width"]
+    return 4 * ps["depth"] * max(1, math.ceil(math.log2(max(w, 2)))), 4 * w
 
 
 # ---------------------------------------------------------------- evaluation

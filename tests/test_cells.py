@@ -89,11 +89,14 @@ def test_numeric_at_width_16_and_the_compile_arithmetic_entry():
     assert np.all(out[:, 4:] == 0)  # the rest of the output block is cleared
 
 
+def _values(stack):
+    return [(repr(x.W.tolist()), repr(x.h.tolist()), repr(x.b1.tolist()), repr(x.b2.tolist()), x.conv)
+            for x in stack.layers]
+
+
 def test_same_seed_same_stack():
     c = random_circuit(4, 4, 2, seed=6, n_outputs=4, sparse=True)
-    a, b = compile_cells(c, seed=3).stack, compile_cells(c, seed=3).stack
-    assert [(repr(x.h.tolist()), repr(x.b1.tolist()), repr(x.b2.tolist())) for x in a.layers] == \
-        [(repr(x.h.tolist()), repr(x.b1.tolist()), repr(x.b2.tolist())) for x in b.layers]
+    assert _values(compile_cells(c, seed=3).stack) == _values(compile_cells(c, seed=3).stack)
 
 
 def test_refusals_name_the_parameter():
@@ -230,3 +233,43 @@ def test_the_time_limit_covers_the_fast_planner_and_never_falls_back():
 def test_planner_must_be_named():
     with pytest.raises(HypothesisError, match="planner: must be one of auto, search, fast"):
         compile_cells(product_circuit(4), planner="quick")
+
+
+def test_best_layout_takes_lean_within_the_bounds_else_the_next_seed_of_cells():
+    from symconv.circuits import matmul_circuit, theorem_bounds
+    from symconv.constructions.cells import NoPlan
+
+    c = matmul_circuit(2)                     # lean misses N' ≤ 4w (72 > 32); the cell search's seed 0 finds no plan
+    assert theorem_bounds(c) == _bounds(c) == (24, 32)
+    assert compile_arithmetic(c, 8, 1, layout="lean").stack.signature.N_int > 32
+    with pytest.raises(NoPlan, match="no plan"):
+        compile_cells(c, seed=0)
+    cc = compile_arithmetic(c, 8, 1, layout="best")
+    sig = cc.stack.signature
+    assert (cc.counts["chosen"], cc.counts["seed"]) == ("cells", 1) and cc.counts["bounds"] == (24, 32)
+    assert cc.counts["tried"][0] == "lean" and "seed 0" in cc.counts["tried"][1] and len(cc.counts["tried"]) == 3
+    assert sig.L <= 24 and sig.N_int <= 32 and sig.d_int == 1
+    assert _values(cc.stack) == _values(compile_arithmetic(c, 8, 1, layout="cells", seed=1).stack)
+    assert _exact(c, cc.stack)
+    h = horner_circuit([1, 2, 3])             # lean meets both bounds: kept, no search
+    best = compile_arithmetic(h, 1, 1, layout="best")
+    assert best.counts["chosen"] == "lean" and best.counts["tried"] == ("lean",)
+    assert _values(best.stack) == _values(compile_arithmetic(h, 1, 1, layout="lean").stack)
+
+
+def test_best_layout_stops_at_a_refusal_and_keeps_the_nearest_stack():
+    from symconv.circuits import theorem_bounds
+
+    b = CircuitBuilder(1)                     # x² + x⁴ + x⁸ + x¹⁶ + 3 with the 3 a constant gate: cells refuses it
+    w, acc, k = b.input(0), [], b.const(3)
+    for _ in range(4):
+        w = b.mul(w, w)
+        acc.append(w)
+    c = b.build([b.add(*acc, k)])
+    cc = compile_arithmetic(c, 1, 1, layout="best")
+    L_bound, N_bound = theorem_bounds(c)
+    assert cc.stack.signature.N_int > N_bound                  # lean's 30 rows against 16: reported, not hidden
+    assert cc.counts["chosen"] == "lean" and len(cc.counts["tried"]) == 2 and "constant" in cc.counts["tried"][1]
+    assert _exact(c, cc.stack)
+    with pytest.raises(HypothesisError, match="seed"):
+        compile_arithmetic(c, 1, 1, layout="lean", seed=1)

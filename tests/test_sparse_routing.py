@@ -181,21 +181,31 @@ def test_lean_layout_with_more_shifts_trades_rows_for_layers():
         compile_arithmetic(c, 4, 1, layout="lean", shifts=1)
 
 
-def test_bench_default_layout_is_lean_and_shifts_needs_it():
+def test_bench_default_layout_is_best_and_shifts_means_lean(monkeypatch):
     import argparse
 
-    from symconv.bench.circuits import add_arguments, signature_ratios
+    from symconv.bench import circuits as bench_circuits
+    from symconv.circuits import product_circuit, random_circuit
 
     parser = argparse.ArgumentParser()
-    add_arguments(parser)
+    bench_circuits.add_arguments(parser)
     args = parser.parse_args(["--max-w", "4"])     # the bench's own defaults
-    assert args.layout == "lean" and args.shifts is None
-    recs, _ = signature_ratios(args)
+    assert args.layout is None and args.shifts is None
+    # two of the bench's circuits: lean meets both bounds on x·y (d = 2); on the random one only cells does
+    rc = random_circuit(4, 4, 2, seed=6, n_outputs=4, sparse=False)
+    monkeypatch.setattr(bench_circuits, "_named", lambda: [("x·y", product_circuit(2), 1, 2)])
+    monkeypatch.setattr(bench_circuits, "_random", lambda max_w: [("random dense Δ=2", rc, 4, 1)])
+    recs, _ = bench_circuits.signature_ratios(args)
+    assert all(r.ok for r in recs), [(r.name, r.value) for r in recs if not r.ok]
     by = {r.name: r for r in recs}
-    assert by["L / 4Δ⌈log₂w⌉: random sparse Δ=2, w=7, Δ=2, d=1"].ok is True     # 0.88: met
-    assert by["L / 4Δ⌈log₂w⌉: random dense Δ=2, w=4, Δ=2, d=1"].ok is False     # 22 > 16
+    assert "by lean" in by["L / 4Δ⌈log₂w⌉: x·y, w=2, Δ=1, d=2"].detail
+    assert "by cells (seed 0)" in by["L / 4Δ⌈log₂w⌉: random dense Δ=2, w=4, Δ=2, d=1"].detail
+    lean, _ = bench_circuits.signature_ratios(parser.parse_args(["--max-w", "4", "--shifts", "3"]))
+    assert {r.name for r in lean} == set(by)
+    assert by["L / 4Δ⌈log₂w⌉: random dense Δ=2, w=4, Δ=2, d=1"].value < 1 < max(
+        r.value for r in lean if r.name.startswith("L / 4Δ⌈log₂w⌉: random"))   # lean alone misses it
     with pytest.raises(HypothesisError, match="shifts"):
-        signature_ratios(argparse.Namespace(max_w=4, layout="tight", shifts=5))
+        bench_circuits.signature_ratios(argparse.Namespace(max_w=4, layout="tight", shifts=5))
 
 
 def test_lean_layout_keeps_huge_coefficients_exact():

@@ -8,12 +8,13 @@ L / (4·Δ·⌈log₂ w⌉), N' / (4w) and d' / d, target ≤ 1 each (the issue'
 reading of Theorem H.21's orders with constant 4).  Δ and w are those of
 :func:`symconv.circuits.paper_sizes`: fan-in-2 depth and cut width (wires
 alive across a level); the detail also shows the level width (gates per
-level).  ``--layout`` picks the compiler's layout (default ``lean``: as
-few layers as ``tight`` or fewer, on the same N', on every circuit of the
-table; ``--shifts k`` lets its merged stages take k shifts, N' ≤ k·(K + S));
-``--layout cells`` (circuits with numeric coefficients; a seeded search that may find no
-plan) meets both bounds on the random circuits; circuits it cannot compile are reported as not
-built (ratio inf).  ``--plot FILE.png`` draws the three ratios against w (matplotlib).
+level).  ``--layout`` picks the compiler's layout (default ``best``: the
+lean stack where it meets both bounds, else the first cell-layout stack that does, the
+layout taken named in each row's detail; ``lean``: as few layers as ``tight`` or fewer, on
+the same N', on every circuit of the table; ``--shifts k`` lets its merged stages take k
+shifts, N' ≤ k·(K + S)); ``--layout cells`` (circuits with numeric coefficients; a seeded
+search that may find no plan) meets both bounds on the random circuits; circuits it cannot
+compile are reported as not built (ratio inf).  ``--plot FILE.png`` draws the three ratios against w (matplotlib).
 ``--ratios-only`` skips the timed figures below.
 
 Figures (one run):
@@ -47,8 +48,10 @@ DESCRIPTION = "Theorem H.21 compiler: exact width-16 check, numeric width-4096 r
 
 
 def add_arguments(p) -> None:
-    p.add_argument("--layout", choices=("lean", "tight", "gapped", "proof", "cells"), default="lean",
-                   help="compiler layout for the signature ratios (default lean; cells: a seeded search that may find no plan)")
+    p.add_argument("--layout", choices=("best", "lean", "tight", "gapped", "proof", "cells"), default=None,
+                   help="compiler layout for the signature ratios (default best: lean where it meets both bounds, else "
+                        "the cell layout's first stack within them; lean with --shifts; cells: a seeded search that may find "
+                        "no plan)")
     p.add_argument("--shifts", type=int, default=None,
                    help="lean layout: the most shifts of a merged routing stage that needs a spread (default 3: tight's N'; "
                         "more: fewer layers on N' <= shifts·(K + S) rows)")
@@ -101,35 +104,39 @@ def _random(max_w: int):
 
 def signature_ratios(args) -> tuple[list[Record], dict]:
     """Records of built/claimed L, N', d' per circuit, and the plot series {ratio: {family: [(w, r)]}}."""
-    from ..circuits import paper_sizes
+    from ..circuits import paper_sizes, theorem_bounds
     from ..constructions.arithmetic import compile_arithmetic
     from ..model import HypothesisError
 
     if not isinstance(args.max_w, int) or args.max_w < 4:
         raise HypothesisError(f"--max-w: must be an integer >= 4, got {args.max_w!r}")
     shifts = getattr(args, "shifts", None)
-    if shifts is not None and args.layout != "lean":
-        raise HypothesisError(f"--shifts: only --layout lean merges routing stages (got --layout {args.layout})")
+    layout = getattr(args, "layout", None) or ("lean" if shifts is not None else "best")
+    if shifts is not None and layout != "lean":
+        raise HypothesisError(f"--shifts: only --layout lean merges routing stages (got --layout {layout})")
     extra = {} if shifts is None else {"shifts": shifts}
     recs: list[Record] = []
     series: dict = {"L / 4Δ⌈log₂w⌉": {}, "N' / 4w": {}, "d' / d": {}}
     for fam, c, n, d in _named() + _random(args.max_w):
         ps = paper_sizes(c)
         w, D = ps["cut_width"], ps["depth"]
-        L_bound = 4 * D * math.ceil(math.log2(w)) if w > 1 else 0
+        L_bound, N_bound = theorem_bounds(c)
         where = f"{fam}, w={w}, Δ={D}, d={d}"
         try:
-            sig = compile_arithmetic(c, n, d, layout=args.layout, **extra).stack.signature
+            cc = compile_arithmetic(c, n, d, layout=layout, **extra)
         except HypothesisError as e:
-            if args.layout != "cells":
+            if layout != "cells":
                 raise
             for key in series:  # no plan, or a circuit the cells layout does not take
                 recs.append(Record(f"{key}: {where}", math.inf, "<= 1", False, "", f"not built: {e}"))
             continue
-        ratios = {"L / 4Δ⌈log₂w⌉": sig.L / L_bound if L_bound else math.inf,
-                  "N' / 4w": sig.N_int / (4 * w), "d' / d": sig.d_int / d}
-        detail = (f"built {sig}; Δ={D}, cut width {w}, level width {ps['level_width']}; "
-                  f"bounds L ≤ {L_bound}, N' ≤ {4 * w}")
+        sig = cc.stack.signature
+        ratios = {"L / 4Δ⌈log₂w⌉": sig.L / L_bound, "N' / 4w": sig.N_int / N_bound, "d' / d": sig.d_int / d}
+        how = ""
+        if layout == "best":
+            how = f" by {cc.counts['chosen']}" + (f" (seed {cc.counts['seed']})" if "seed" in cc.counts else "")
+        detail = (f"built {sig}{how}; Δ={D}, cut width {w}, level width {ps['level_width']}; "
+                  f"bounds L ≤ {L_bound}, N' ≤ {N_bound}")
         for key, r in ratios.items():
             recs.append(Record(f"{key}: {where}", r, "<= 1", bool(r <= 1), "", detail))
             if math.isfinite(r):

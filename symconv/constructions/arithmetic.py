@@ -81,7 +81,8 @@ from ..model import HypothesisError, Layer, Stack
 from .benes import benes_switches
 
 
-LAYOUTS = ("proof", "tight", "gapped", "lean", "cells")
+LAYOUTS = ("proof", "tight", "gapped", "lean", "cells", "best")
+BEST_SEEDS = 4  # layout="best": cell-layout searches tried (seeds seed, seed + 1, ...) when lean misses a bound
 MERGE_RUN = 12  # lean layout: the longest run of stages tried as one merged stage
 
 
@@ -735,6 +736,44 @@ class CompiledCircuit:
                 "N'/w": round(sig.N_int / max(w, 1), 2)}
 
 
+def _best(circuit: Circuit, n: int, d: int, merge_linear: bool, seed: int) -> CompiledCircuit:
+    """layout="best": lean if it meets both bounds, else the first cell-layout stack that does (see
+    :func:`compile_arithmetic`)."""
+    import dataclasses
+
+    from ..circuits import theorem_bounds
+    from .cells import NoPlan
+
+    L_bound, N_bound = theorem_bounds(circuit)
+
+    def worst(cc: CompiledCircuit) -> float:
+        sig = cc.stack.signature
+        return max(sig.L / L_bound, sig.N_int / N_bound)
+
+    built = [("lean", None, compile_arithmetic(circuit, n, d, merge_linear, layout="lean"))]
+    tried = ["lean"]
+    if worst(built[0][2]) > 1 and not merge_linear:  # the cell layout takes the gates as they are
+        for s in range(seed, seed + BEST_SEEDS):
+            try:
+                cc = compile_arithmetic(circuit, n, d, layout="cells", seed=s)
+            except NoPlan as e:  # the search found nothing: another seed may
+                tried.append(f"cells (seed {s}): {e}")
+                continue
+            except HypothesisError as e:  # refused (a constant gate, too few layers, its time limit): no seed helps
+                tried.append(f"cells: {e}")
+                break
+            tried.append(f"cells (seed {s})")
+            built.append(("cells", s, cc))
+            if worst(cc) <= 1:
+                break
+    chosen, s, cc = min(built, key=lambda b: worst(b[2]))  # min keeps the first on ties: lean before cells
+    counts = {**cc.counts, "layout": "best", "chosen": chosen, "tried": tuple(tried),
+              "bounds": (L_bound, N_bound)}
+    if s is not None:
+        counts["seed"] = s
+    return dataclasses.replace(cc, counts=counts)
+
+
 def frame_size(circuit: Circuit, n: int, d: int, merge_linear: bool = False) -> int:
     """The frame K (a power of two) the compiled circuit needs (routing backend).
 
@@ -794,6 +833,13 @@ def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool 
     width) and at most 4Δ⌈log₂ w⌉ layers, planned by a seeded search (``seed``) that may find no
     plan (a HypothesisError, which proves nothing about the circuit).
 
+    ``layout="best"``: ``"lean"`` when its stack meets Theorem H.21's bounds with the constant 4,
+    L ≤ 4Δ⌈log₂ w⌉ and N' ≤ 4w (:func:`~symconv.circuits.theorem_bounds`); otherwise the first
+    cell-layout stack within both, searched with seeds ``seed``, ``seed + 1``, … (``BEST_SEEDS`` of them);
+    when none is, the stack whose larger ratio to its bound is smallest.  ``counts["chosen"]`` names the
+    layout taken (and ``counts["seed"]`` the cell search's seed).  Each stack is one of the other layouts',
+    so it is exactly what that layout builds; only the choice is new.
+
     ``layout="gapped"`` is ``"tight"`` with v1 | v3 | v2 multiplication
     layers (a circular tap −T) whose rows leave, after each wire, one row per
     use in the next route and per term of its own form (counted by a first
@@ -829,14 +875,16 @@ def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool 
         raise HypothesisError(f"layout: {layout!r} needs linear='routing'")
     if layout == "cells" and merge_linear:
         raise HypothesisError("merge_linear: layout 'cells' takes the circuit's gates as they are (merge_linear=False)")
-    if seed != 0 and layout != "cells":
-        raise HypothesisError(f"seed: only layout='cells' searches (got layout={layout!r})")
+    if seed != 0 and layout not in ("cells", "best"):
+        raise HypothesisError(f"seed: only layout='cells' (or 'best', through it) searches (got layout={layout!r})")
     if shifts is not None and layout != "lean":
         raise HypothesisError(f"shifts: only layout='lean' merges routing stages (got layout={layout!r})")
     if shifts is None:
         shifts = 3
     if not isinstance(shifts, (int, np.integer)) or isinstance(shifts, bool) or shifts < 2:
         raise HypothesisError(f"shifts: must be an integer >= 2, got {shifts!r}")
+    if layout == "best":
+        return _best(circuit, n, d, merge_linear, seed)
     lay = layering(circuit, merge_linear)
     if layout == "cells":
         from .cells import compile_cells

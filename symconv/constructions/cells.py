@@ -48,7 +48,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..circuits import Circuit, binarize, paper_sizes
+from ..circuits import Circuit, binarize, paper_sizes, theorem_bounds
 from ..model import HypothesisError, Layer, Stack
 from .cells_merge import merge_level
 from .params import rational
@@ -56,6 +56,11 @@ from .params import rational
 
 class PlanFail(Exception):
     """The planner found no plan (internal; :func:`compile_cells` reports it as a HypothesisError)."""
+
+
+class NoPlan(HypothesisError):
+    """:func:`compile_cells` found no plan within its search (another seed or more restarts may find one); any
+    other HypothesisError it raises is a refusal that no seed changes (or its time limit)."""
 
 
 class PlanStopped(PlanFail):
@@ -769,7 +774,7 @@ def compile_cells(circuit: Circuit, M: int | None = None, budget: int | None = N
         raise HypothesisError(f"circuit: {len(c.outputs)} outputs do not fit the n×d = {nd} output")
     per = 4 * max(1, math.ceil(math.log2(max(w, 2))))
     if budget is None:
-        budget = depth * per
+        budget = theorem_bounds(circuit)[0]  # depth · per
     if M is None:  # at least 4 cells: a product needs its operands two cells apart
         M = max(2 * w, nd, 4)
     extra = 4 if d > 1 else 0  # the spread and gather layers
@@ -816,7 +821,7 @@ def compile_cells(circuit: Circuit, M: int | None = None, budget: int | None = N
         how = ("the deterministic planner (planner='fast': no seed, no restarts) found no plan; try planner='search' "
                "or layout='lean'" if planner == "fast" else
                "this is a search, not a proof that none exists: try another seed, more restarts, or layout='lean'")
-        raise HypothesisError(
+        raise NoPlan(
             f"circuit: the cell planner found no plan within {budget} layers on N' = {2 * M} rows ({e}); {how}") from None
     name = f"H.21 cells({circuit.name or 'circuit'})"
     layers = tuple(stack.layers)
