@@ -185,6 +185,36 @@ def test_met_up_to_c_and_a_big_o_refutation():
     assert P.verdict == "false" and "for every c" in P.refutation and v.ok
 
 
+def test_a_claim_met_only_where_some_variant_holds_is_not_built():
+    """An erratum checked on N ≤ 3 and a construction that holds on N ≤ 2 only: the claim has no stack at
+    N = 3, so its bound is 'not built' there, not 'met'; a second construction for N = 3 makes it 'met'."""
+    from symconv.certificates.bounds import summarise
+    from symconv.hypotheses import Hypothesis
+    from symconv.parametric import size
+
+    def build(z):
+        u = sym("u", z["N"])
+        return Instance(u, square_stack(z["N"]), u * u)
+
+    def wrong(z):
+        u = sym("u", z["N"])
+        return Instance(u, square_stack(z["N"]), u * u * u)
+    erratum = Variant("as printed", wrong, expect="fails", fails_at=("output",))
+    low = Variant("small N", build, where=Hypothesis(size("N") <= 2, why="a variant for N <= 2"))
+    high = Variant("large N", build, where=Hypothesis(size("N") >= 3, why="a variant for N >= 3"))
+    sizes = (SizeParam("N", 1, 3),)
+    claimed = lambda z: Signature(z["N"], 1, 1, z["N"], 1)  # noqa: E731
+
+    def claim_verdict(variants, expect):
+        vs = verify(Claim("X.6", "u²", "u²", sizes, claimed, variants, bounds=(Bound("L", "one layer", expect=expect),)),
+                    max_size=3)
+        assert vs.ok
+        return summarise([v.bounds[0] for v in vs])
+    part = claim_verdict((erratum, low), "not built")
+    assert part.verdict == "not built" and [p.built for p in part.points] == [1, 1, None]
+    assert claim_verdict((erratum, low, high), "met").verdict == "met"
+
+
 def test_bound_validation():
     with pytest.raises(HypothesisError, match="quantity"):
         Bound("layers", "5L")

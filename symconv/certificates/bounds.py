@@ -17,7 +17,9 @@ computed), and gives one verdict:
   proof of the asymptotic statement);
 * ``not built``: no stack of this variant holds, and nothing refutes the claim.
 
-The claim's verdict (:func:`summarise`) takes the best variant that holds.  A
+The claim's verdict (:func:`summarise`) takes, size by size, the best variant that holds
+there; where some size of the box has no variant that holds, the claim's verdict is
+``not built`` too (``met`` would claim sizes where nothing was built).  A
 bound records the verdict it expects (``expect``); ``verify`` reports a
 difference, and exits 1, only when the claim's verdict changes.
 
@@ -302,7 +304,7 @@ def _verdict(points: tuple, refuted: str) -> tuple[str, float | None]:
     if refuted:
         return "false", None
     built = [p for p in points if p.built is not None]
-    if not built:
+    if len(built) < len(points):  # none built, or none at some sizes: "met" would cover sizes with no stack
         return "not built", None
     c = 1.0
     for p in built:
