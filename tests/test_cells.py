@@ -273,3 +273,30 @@ def test_best_layout_stops_at_a_refusal_and_keeps_the_nearest_stack():
     assert _exact(c, cc.stack)
     with pytest.raises(HypothesisError, match="seed"):
         compile_arithmetic(c, 1, 1, layout="lean", seed=1)
+
+
+def test_best_layout_stops_its_searches_at_BEST_SECONDS(monkeypatch):
+    import symconv.constructions.arithmetic as arithmetic
+
+    c = random_circuit(4, 4, 2, seed=6, n_outputs=4, sparse=False)  # lean misses L ≤ 4Δ⌈log₂w⌉; cells meets it
+    monkeypatch.setattr(arithmetic, "BEST_SECONDS", 0.0)
+    cc = compile_arithmetic(c, 4, 1, layout="best")
+    assert cc.counts["chosen"] == "lean" and cc.counts["tried"][-1].startswith("cells: stopped")
+    monkeypatch.setattr(arithmetic, "BEST_SECONDS", 60.0)
+    assert compile_arithmetic(c, 4, 1, layout="best").counts["chosen"] == "cells"
+
+
+def test_symbolic_coefficients_are_refused_before_the_search(monkeypatch):
+    import symconv.constructions.cells as cells
+
+    g = sympy.Symbol("g")
+    b = CircuitBuilder(8)
+    prods = [b.mul(2 * k, 2 * k + 1) for k in range(4)]
+    s1, s2 = b.add(prods[0], prods[1]), b.add(prods[2], prods[3])
+    out = b.linear({b.mul(s1, s2): g})                # the symbol sits at the last level only
+
+    def no_planning(*a, **k):
+        raise AssertionError("the search started before the coefficients were read")
+    monkeypatch.setattr(cells, "plan_level", no_planning)
+    with pytest.raises(HypothesisError, match="gate .*: coefficient g is not a rational"):
+        compile_cells(b.build([out]))

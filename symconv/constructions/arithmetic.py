@@ -69,6 +69,7 @@ widths only).
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Sequence
@@ -83,6 +84,7 @@ from .benes import benes_switches
 
 LAYOUTS = ("proof", "tight", "gapped", "lean", "cells", "best")
 BEST_SEEDS = 4  # layout="best": cell-layout searches tried (seeds seed, seed + 1, ...) when lean misses a bound
+BEST_SECONDS = 120.0  # layout="best": the most time its cell-layout searches take together
 MERGE_RUN = 12  # lean layout: the longest run of stages tried as one merged stage
 
 
@@ -736,6 +738,15 @@ class CompiledCircuit:
                 "N'/w": round(sig.N_int / max(w, 1), 2)}
 
 
+def _cells(circuit: Circuit, n: int, d: int, seed: int, lay: Any, seconds: float = 120.0) -> CompiledCircuit:
+    """layout="cells" (:func:`~symconv.constructions.cells.compile_cells`, its search stopped after ``seconds``)."""
+    from .cells import compile_cells
+
+    cc = compile_cells(circuit, seed=seed, d=d, seconds=seconds)
+    return CompiledCircuit(circuit, cc.stack, n, d, cc.M, lay.L_C, tuple(l.kind for l in lay.layers),
+                           {"linear": "routing", "layout": "cells", "budget": cc.budget, "steps": cc.steps})
+
+
 def _best(circuit: Circuit, n: int, d: int, merge_linear: bool, seed: int) -> CompiledCircuit:
     """layout="best": lean if it meets both bounds, else the first cell-layout stack that does (see
     :func:`compile_arithmetic`)."""
@@ -753,9 +764,15 @@ def _best(circuit: Circuit, n: int, d: int, merge_linear: bool, seed: int) -> Co
     built = [("lean", None, compile_arithmetic(circuit, n, d, merge_linear, layout="lean"))]
     tried = ["lean"]
     if worst(built[0][2]) > 1 and not merge_linear:  # the cell layout takes the gates as they are
+        lay = layering(circuit, False)
+        deadline = time.perf_counter() + BEST_SECONDS
         for s in range(seed, seed + BEST_SEEDS):
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                tried.append(f"cells: stopped, the {BEST_SECONDS:g} s of the search used up")
+                break
             try:
-                cc = compile_arithmetic(circuit, n, d, layout="cells", seed=s)
+                cc = _cells(circuit, n, d, s, lay, seconds=left)
             except NoPlan as e:  # the search found nothing: another seed may
                 tried.append(f"cells (seed {s}): {e}")
                 continue
@@ -835,7 +852,9 @@ def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool 
 
     ``layout="best"``: ``"lean"`` when its stack meets Theorem H.21's bounds with the constant 4,
     L ≤ 4Δ⌈log₂ w⌉ and N' ≤ 4w (:func:`~symconv.circuits.theorem_bounds`); otherwise the first
-    cell-layout stack within both, searched with seeds ``seed``, ``seed + 1``, … (``BEST_SEEDS`` of them);
+    cell-layout stack within both, searched with seeds ``seed``, ``seed + 1``, … (``BEST_SEEDS`` of them,
+    ``BEST_SECONDS`` in all: a search that this limit stops counts as finding nothing, so a slower machine
+    may return an earlier stack where a faster one finds a cell stack);
     when none is, the stack whose larger ratio to its bound is smallest.  ``counts["chosen"]`` names the
     layout taken (and ``counts["seed"]`` the cell search's seed).  Each stack is one of the other layouts',
     so it is exactly what that layout builds; only the choice is new.
@@ -887,11 +906,7 @@ def compile_arithmetic(circuit: Circuit, n: int, d: int = 1, merge_linear: bool 
         return _best(circuit, n, d, merge_linear, seed)
     lay = layering(circuit, merge_linear)
     if layout == "cells":
-        from .cells import compile_cells
-
-        cc = compile_cells(circuit, seed=seed, d=d)
-        return CompiledCircuit(circuit, cc.stack, n, d, cc.M, lay.L_C, tuple(l.kind for l in lay.layers),
-                               {"linear": linear, "layout": layout, "budget": cc.budget, "steps": cc.steps})
+        return _cells(circuit, n, d, seed, lay)
     if layout in ("tight", "gapped", "lean"):
         lean = layout == "lean"
         fan: dict | None = None

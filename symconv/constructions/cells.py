@@ -763,6 +763,7 @@ def compile_cells(circuit: Circuit, M: int | None = None, budget: int | None = N
         if g.op == "const":
             raise HypothesisError(f"circuit: gate {c.n_inputs + k} is a constant; layout 'cells' supports linear and "
                                   "mul gates only (use layout='lean')")
+    demands_of(c, range(c.n_inputs, c.n_inputs + len(c.gates)), ())  # every coefficient read now, before a search
     sizes = paper_sizes(circuit)
     if sizes["depth"] == 0:
         raise HypothesisError("circuit: has no linear or mul gate (depth 0); the cell layout compiles levels of gates")
