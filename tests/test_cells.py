@@ -300,3 +300,13 @@ def test_symbolic_coefficients_are_refused_before_the_search(monkeypatch):
     monkeypatch.setattr(cells, "plan_level", no_planning)
     with pytest.raises(HypothesisError, match="gate .*: coefficient g is not a rational"):
         compile_cells(b.build([out]))
+
+
+def test_best_layout_on_a_circuit_of_depth_zero_and_with_merged_linear_gates():
+    b = CircuitBuilder(2)
+    ident = b.build([0, 1])                                   # no gate: an L bound of 0 layers
+    cc = compile_arithmetic(ident, 2, 1, layout="best")
+    assert cc.stack.signature.L == 0 and cc.counts["chosen"] == "lean" and cc.counts["tried"] == ("lean",)
+    c = random_circuit(4, 4, 2, seed=6, n_outputs=4, sparse=False)
+    merged = compile_arithmetic(c, 4, 1, merge_linear=True, layout="best")
+    assert merged.counts["chosen"] == "lean" and merged.counts["tried"][-1] == "cells: not tried (merge_linear=True)"

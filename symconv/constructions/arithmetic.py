@@ -69,6 +69,7 @@ widths only).
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -727,8 +728,6 @@ class CompiledCircuit:
 
     def report(self) -> dict:
         """Sizes of the circuit and the stack's (N, L, d, N', d') against Theorem H.21."""
-        import math
-
         s = self.circuit.sizes()
         w, D = s["width"], s["depth"]
         sig = self.stack.signature
@@ -758,12 +757,15 @@ def _best(circuit: Circuit, n: int, d: int, merge_linear: bool, seed: int) -> Co
     L_bound, N_bound = theorem_bounds(circuit)
 
     def worst(cc: CompiledCircuit) -> float:
+        """The larger of built/bound for L and N' (a circuit of depth 0 has bound 0: any layer misses it)."""
         sig = cc.stack.signature
-        return max(sig.L / L_bound, sig.N_int / N_bound)
+        return max(v / b if b else (math.inf if v else 0.0) for v, b in ((sig.L, L_bound), (sig.N_int, N_bound)))
 
     built = [("lean", None, compile_arithmetic(circuit, n, d, merge_linear, layout="lean"))]
     tried = ["lean"]
-    if worst(built[0][2]) > 1 and not merge_linear:  # the cell layout takes the gates as they are
+    if merge_linear:  # the cell layout takes the gates as they are
+        tried.append("cells: not tried (merge_linear=True)")
+    elif worst(built[0][2]) > 1:
         lay = layering(circuit, False)
         deadline = time.perf_counter() + BEST_SECONDS
         for s in range(seed, seed + BEST_SEEDS):
