@@ -18,8 +18,9 @@ computed), and gives one verdict:
 * ``not built``: no stack of this variant holds, and nothing refutes the claim.
 
 The claim's verdict (:func:`summarise`) takes, size by size, the best variant that holds
-there; where some size of the box has no variant that holds, the claim's verdict is
-``not built`` too (``met`` would claim sizes where nothing was built).  A
+there.  Where some sizes were checked only for variants that fail (an erratum's box can be
+larger than a construction's), the verdict covers the sizes where a variant holds, and says
+so (``unbuilt``: how many sizes it leaves out).  A
 bound records the verdict it expects (``expect``); ``verify`` reports a
 difference, and exits 1, only when the claim's verdict changes.
 
@@ -160,6 +161,16 @@ class BoundResult:
     certificates: tuple = ()
     refutation: str = ""
     note: str = ""
+    unbuilt: int = 0  # sizes checked only for variants that fail: the verdict does not cover them
+
+    @property
+    def where(self) -> str:
+        """'' or, when some sizes have no stack, which sizes the verdict covers (appended to it)."""
+        if not self.unbuilt or self.verdict not in ("met", "met up to c"):
+            return ""
+        n = len(self.points)
+        return (f" where built ({n - self.unbuilt} of {n} sizes; the other {self.unbuilt} were checked only for "
+                "variants that fail)")
 
     @property
     def lower(self) -> int | None:
@@ -226,6 +237,7 @@ class BoundResult:
                 "certificate": self.kinds, "verdict": self.verdict,
                 "c": self.c if self.c is None or math.isfinite(self.c) else None,  # JSON has no infinity
                 "c_unbounded": self.c is not None and not math.isfinite(self.c), "expect": self.expect,
+                "unbuilt_sizes": self.unbuilt,
                 "proves": [c.proves for c in self.certificates], "refutation": self.refutation or None,
                 "points": [{"sizes": dict(p.sizes), "claimed": p.claimed, "built": p.built, "lower": p.lower}
                            for p in self.points]}
@@ -250,6 +262,7 @@ def describe(r: BoundResult) -> str:
     verdict = r.verdict if r.verdict != "met up to c" else f"met up to c = {_fmt(r.c)}"
     if r.big_o and r.verdict == "met up to c":
         verdict += " (measured on the box)"
+    verdict += r.where
     return (f"{r.quantity}: claimed {r.text} ({shape} at {sz}), built {built} [{r.variant}], {lower}: {verdict}")
 
 
@@ -304,7 +317,7 @@ def _verdict(points: tuple, refuted: str) -> tuple[str, float | None]:
     if refuted:
         return "false", None
     built = [p for p in points if p.built is not None]
-    if len(built) < len(points):  # none built, or none at some sizes: "met" would cover sizes with no stack
+    if not built:
         return "not built", None
     c = 1.0
     for p in built:
@@ -380,8 +393,9 @@ def summarise(results: Sequence[BoundResult]) -> BoundResult | None:
     names = list(dict.fromkeys(used.values()))
     variant = names[0] if len(names) == 1 else ("; ".join(names) if names else first.variant)
     certs = tuple(dict.fromkeys(x for r in results for x in r.certificates))
+    unbuilt = sum(p.built is None for p in points) if verdict != "not built" else 0
     return BoundResult(first.quantity, first.text, first.big_o, variant, verdict, c, first.expect, points, certs,
-                       "", first.note)
+                       "", first.note, unbuilt)
 
 
 def signature_points(points: Sequence[tuple], holds: bool) -> list:
@@ -489,6 +503,7 @@ def claim_rows(verdicts: Sequence) -> list:
             where = "" if at is None or at == sh.sizes else " at " + ", ".join(f"{a}={b}" for a, b in at)
             built = "-" if sh.built is None else f"{_fmt(sh.built)} [{best.variant}]"
             verdict = best.verdict if best.verdict != "met up to c" else f"met up to c = {_fmt(best.c)}"
+            verdict += best.where
             if best.refutation:
                 verdict += ": " + best.refutation.split(" (")[0]
             kinds = ", ".join(best.kinds) or "-"
