@@ -31,7 +31,11 @@ N ≤ N' < 2N (claimed: N' + N < 3N rows), on 2N ≤ N' + N rows:
   symconv.constructions.hyena_four_rows): a two-layer linear step (u | z) → (u | h * z) in closed
   form and the same twist; 3L − 1 layers for d = 1, at most 4L − 2 for invertible W^ℓ (ℓ < L):
   met for d = 1 and for invertible W^ℓ, open beyond.
-* N ≥ 3: not decided.  The 3N-row route (more than claimed) is proved for all N, N' and L by
+* N = 3 (N' = 3, 4, 5; claim "Hyena -> BaseConv (N = 3, N' < 2N)",
+  symconv.constructions.hyena_six_rows): the same route on 6 rows with a linear step of 1 to 3
+  masked convolutions per channel, in closed form by the case of (h₀, h₁, h₂); at most 4L − 2
+  layers for d = 1 and 5L − 3 for invertible W^ℓ (ℓ < L): met there, open beyond.
+* N ≥ 4: not decided.  The 3N-row route (more than claimed) is proved for all N, N' and L by
   the same induction; only rows [0, N) of b^ℓ and h^ℓ reach the output, so N' itself does not
   matter.
 
@@ -44,7 +48,7 @@ the state absorbs.  This is an argument about routes of that shape, not a certif
 twist of the N = 1 and N = 2 routes avoids it: a product layer whose gate reads h^ℓ * z
 (twisted by an invertible G) and whose convolution reads p^ℓ channel by channel from a row
 block holding u·G + g multiplies by p^ℓ and keeps u.  So for invertible W^ℓ a width d > 1
-costs L − 1 layers more than d = 1, and what is missing for N ≥ 3 is the d = 1 linear step
+costs L − 1 layers more than d = 1, and what is missing for N ≥ 4 is the d = 1 linear step
 (u | z) → (u | h^ℓ * z) on 2N rows within three layers (README, "Prop. H.12 with N ≤ N' < 2N").
 
 Circular layers are needed, not a choice: with the paper's causal ``*`` alone the claim is false at
@@ -76,6 +80,7 @@ from symconv.constructions.hyena import (baseconv_from_hyena, baseconv_from_hyen
                                          hyena_chain_induction, hyena_from_baseconv, hyena_induction,
                                          hyena_rows)
 from symconv.constructions.hyena_four_rows import baseconv_on_four_rows
+from symconv.constructions.hyena_six_rows import baseconv_on_six_rows
 from symconv.constructions.hyena_two_rows import baseconv_on_two_rows
 from symconv.hyena import HyenaLayer, HyenaStack, evaluate as hyena_eval, evaluate_nested
 from symconv.model import Layer, Stack
@@ -265,6 +270,47 @@ def build_four_rows(z):
     return Instance(u, stack, outs[-1], tuple(steps))
 
 
+# ---------------------------------------------------------------- Hyena → BaseConv at N = 3, N' < 2N, on 6 rows
+
+SIZES_THREE = (SizeParam("Np", 3, 5), SizeParam("L", 1, 3), SizeParam("d", 1, 2))
+# one filter (h₀, h₁, h₂) of each case of the six-row linear step: generic (k = 2), h₂ = 0 (k = 3), h₀ = 0 (k = 3),
+# h₁ = 0, h₀ = h₁ = 0 (k = 2), h₁² = h₀h₂ (k = 3), h₁ = h₂ = 0 (k = 1)
+TAPS_THREE = [(3, -2, 5), (2, 3, 0), (0, 5, 1), (-1, 0, 3), (0, 0, 4), (1, 2, 4), (2, 0, 0)]
+
+
+def filters_three(ell, d, Np):
+    """Fixed rational filters (h₀, h₁, h₂) per channel for the N = 3 box, taken in turn from TAPS_THREE (shifted
+    by N') so that the steps of the box (layers 2 and 3, d = 2, N' = 3, 4, 5) meet every filter of it, with
+    channels of one layer in different cases."""
+    rows = [TAPS_THREE[(2 * ell + c + 4 * (Np - 3)) % len(TAPS_THREE)] for c in range(d)]
+    return [[rows[c][t] for c in range(d)] for t in range(3)]
+
+
+def hyena_model_three(z):
+    """An (3, L, d, N', d) Hyena model: W^1 … W^{L-1} fixed (middle_weights), W^L and b symbolic, the filters
+    fixed (filters_three)."""
+    L, d, Np = z["L"], z["d"], z["Np"]
+    layers = tuple(
+        HyenaLayer(W=sym(f"W{l}", d, d).entries if l == L else middle_weights(l + 1, d),
+                   b=sym(f"b{l}", Np, d).entries, h=filters_three(l, d, Np), label=f"layer {l}")
+        for l in range(1, L + 1))
+    return HyenaStack(3, d, layers, N_int=Np, name=f"Hyena(L={L})")
+
+
+def build_six_rows(z):
+    model = hyena_model_three(z)
+    d = z["d"]
+    u = sym("u", 3, d)
+    stack = baseconv_on_six_rows(model)
+    outs = [hyena_eval(HyenaStack(3, d, model.layers[:l], N_int=z["Np"]), u) for l in range(1, model.L + 1)]
+    steps, done = [], 1
+    for l in range(1, model.L):
+        done += sum(1 for layer in stack.layers if layer.label.startswith(f"layer {l}, set"))
+        steps.append(Step("multiply l < L: (u | z^l)", done, slots(6, d, (0, u), (3, outs[l - 1]))))
+        done += sum(1 for layer in stack.layers if layer.label.startswith(f"layer {l + 1}, linear step"))
+    return Instance(u, stack, outs[-1], tuple(steps))
+
+
 # ---------------------------------------------------------------- BaseConv → Hyena
 
 def baseconv_model(z, with_b2=True):
@@ -334,16 +380,17 @@ CLAIMS = [
           bounds=signature_bounds("5L", "N' + N", "d' = d", L_certs=L_CERTS, at_L=L_AT)),
     Claim("H.12", "Hyena -> BaseConv (N' < 2N)",
           "the same for N <= N' < 2N; this route builds it on 3N > N'+N rows, so the claimed N'+N "
-          "rows is neither met nor refuted for N >= 3 (open); N = 1 and N = 2 are met on 2N rows by the claims "
-          "'N = N' = 1' and 'N = 2, N' < 2N' (for d = 1, and for d >= 2 within their stated cases)",
+          "rows is neither met nor refuted for N >= 4 (open); N = 1, 2 and 3 are met on 2N rows by the claims "
+          "'N = N' = 1', 'N = 2, N' < 2N' and 'N = 3, N' < 2N' (for d = 1, and for d >= 2 within their stated "
+          "cases)",
           SIZES, claimed_5L,
           (Variant("corrected, on 3N rows", build_hyena_to_baseconv, numeric=hyena_numeric_narrow,
                    proof=lambda z: hyena_induction(z["N"], 2 * z["N"]),
                    note="the N' >= 2N route run on 3N rows, more than the claimed N'+N: proved for all N "
                         "and L by induction on L, every N <= N' < 2N by hand (rows [0, N) of b^l, h^l are all "
-                        "that reach the output; the box checks N' exactly); for N >= 3 no construction on "
+                        "that reach the output; the box checks N' exactly); for N >= 4 no construction on "
                         "N'+N < 3N rows and no certificate that none exists within 5L layers: the claimed row count "
-                        "is open there (N = 1, 2: the claims on 2N rows)"),),
+                        "is open there (N = 1, 2, 3: the claims on 2N rows)"),),
           (N_LE_NP, NARROW), caps=CAPS, cost=cost,
           bounds=signature_bounds("5L", "N' + N", "d' = d", L_certs=L_CERTS, at_L=L_AT,
                                   expect={"N'": "met up to c"})),
@@ -377,6 +424,22 @@ CLAIMS = [
               notes={"L": "met on the box, for every model with d = 1, and for invertible W^l (l < L); a singular "
                           "W^l with d >= 2 costs up to 2d layers, so the route can exceed 5L (d = 2 from L = 5, "
                           "d = 3 from L = 3) and 5L is open there"})),
+    Claim("H.12", "Hyena -> BaseConv (N = 3, N' < 2N)",
+          "the case N <= N' < 2N at N = 3 (N' = 3, 4, 5): an (3, L, d, N', d) Hyena model is a "
+          "(3, 5L, d, N' + 3, d) BaseConv model",
+          SIZES_THREE, lambda z: claimed_5L({"N": 3, **z}),
+          (Variant("on 2N = 6 rows", build_six_rows,
+                   note="the N = 2 route on 6 rows with a linear step (u | z) -> (u | h^l+1 * z) of 1 to 3 masked "
+                        "convolutions per channel (closed forms by the case of (h_0, h_1, h_2); each multiplied "
+                        "out exactly when built): at most 4L - 2 layers for d = 1, at most 5L - 3 for invertible "
+                        "W^l (l < L); the box has W^L, b and u symbolic, the filters (every case of the step) and "
+                        "W^1 … W^{L-1} fixed rationals; every L by hand (symconv.constructions.hyena_six_rows)"),),
+          (), cost=lambda z: float((3 * z["d"] + 1) ** (2 * z["L"])),
+          bounds=signature_bounds(
+              "5L", "N' + N", "d' = d", L_certs=both(not_identity, degree), at_L=largest("L"),
+              notes={"L": "met on the box, for every model with d = 1, and for invertible W^l (l < L); a singular "
+                          "W^l with d >= 2 costs up to 2d layers, so the route can exceed 5L and 5L is open "
+                          "there"})),
     Claim("H.12", "Hyena -> BaseConv (printed route)",
           "prep layer, then remember_{N,N,0,0} per layer (N' = N, constant projections p^ℓ = b^ℓ)",
           SIZES_SQUARE, lambda z: Signature(z["N"], 5 * z["L"], z["d"], 2 * z["N"], z["d"]),

@@ -8,6 +8,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 
+#: one dense numeric layer over the bare rfft + irfft floor of the same shapes: the target that
+#: ``bench core`` and ``bench numeric`` both hold it to (one source, so the two cannot disagree)
+LAYER_FLOOR_TARGET = 1.15
+
+
 @dataclass(frozen=True)
 class Record:
     """One measured figure: ``value`` against ``target`` (``ok`` when met).

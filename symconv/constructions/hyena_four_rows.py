@@ -41,14 +41,13 @@ True
 """
 from __future__ import annotations
 
-import numpy as np
 import sympy
 
 from ..hyena import HyenaStack
-from ..model import HypothesisError, Layer, Stack
-from .hyena import _check_model, _rows
-from .hyena_two_rows import _obj, _rational_matrix, multiply_layers
-from .params import rational, zero_W
+from ..model import HypothesisError, Stack
+from .hyena import _check_model
+from .hyena_2n_rows import masked_layers, route_on_2n_rows
+from .params import rational
 
 __all__ = ["baseconv_on_four_rows", "linear_step"]
 
@@ -72,15 +71,8 @@ def linear_step(h: list, ell: int) -> tuple:
     >>> [l.label for l in linear_step([(1, 2)], 2)]
     ['layer 2, linear step 1/2', 'layer 2, linear step 2/2']
     """
-    per = [_step_channel(*(sympy.Rational(rational(t, "h", WHY_H)) for t in taps)) for taps in h]
-    d = len(h)
-    out = []
-    for k in range(2):
-        taps = [[per[c][k][0][t] for c in range(d)] for t in range(4)]
-        mask = [[per[c][k][1][r] for c in range(d)] for r in range(4)]
-        out.append(Layer(W=zero_W(d), h=_obj(taps), b1=_obj(mask), b2=[[0]],
-                         label=f"layer {ell}, linear step {k + 1}/2"))
-    return tuple(out)
+    return masked_layers([_step_channel(*(sympy.Rational(rational(t, "h", WHY_H)) for t in taps)) for taps in h],
+                         ell, 4)
 
 
 def baseconv_on_four_rows(model: HyenaStack) -> Stack:
@@ -93,24 +85,4 @@ def baseconv_on_four_rows(model: HyenaStack) -> Stack:
     _check_model(model)
     if model.N != 2:
         raise HypothesisError(f"model.N: the four-row route is for N = 2, got N = {model.N}")
-    d, L = model.d, model.L
-    zero, one = sympy.Integer(0), sympy.Integer(1)
-    H, B = [], []   # taps 0, 1 of each filter and rows 0, 1 of each bias: all that reaches the output at N = 2
-    for i, l in enumerate(model.layers):
-        h = np.zeros((2, d), dtype=object)   # object entries: no float rounding of large integer taps
-        taps = np.asarray(l.h)[:2]
-        h[: taps.shape[0]] = taps
-        H.append([tuple(sympy.Rational(rational(h[t, c], f"model.layers[{i}].h", WHY_H)) for t in range(2))
-                  for c in range(d)])
-        B.append(_rows(np.asarray(l.b), 2, d).tolist())
-    prep_taps = [[one] * d, [zero] * d] + [[H[0][c][t] for c in range(d)] for t in range(2)]
-    layers = [Layer(W=zero_W(d), h=_obj(prep_taps), b1=[[1]], b2=[[0]], label="prep: (u | h^1 * u)")]
-    for ell in range(1, L):
-        W = _rational_matrix(np.asarray(model.layers[ell - 1].W), f"model.layers[{ell - 1}].W")
-        layers += multiply_layers(W, B[ell - 1], [one] * d, ell, N=2)
-        layers += linear_step(H[ell], ell + 1)
-    last = model.layers[-1]
-    layers.append(Layer(W=np.asarray(last.W).tolist(), h=_obj([[zero] * d, [zero] * d, [one] * d]),
-                        b1=_obj(B[-1] + [[zero] * d] * 2), b2=[[0]], conv="circular",
-                        label=f"final: top block (u·W^{L} + b^{L}) ⊙ y"))
-    return Stack(2, d, tuple(layers), 4, d, name=f"BaseConv simulating {model.name or 'Hyena'} on 4 rows")
+    return route_on_2n_rows(model, 2, linear_step, WHY_H)
