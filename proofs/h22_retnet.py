@@ -33,6 +33,7 @@ run directly, with the states after each layer as steps (the state after the
 decay layer is C[n, k]·z^n[k, j], z^n from equation 6 itself).
 """
 import math
+from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
@@ -115,8 +116,18 @@ def build(form="scan", source="eq6", line=None, layout="proof"):
 NUMERIC_BUDGET = 4096  # N·d: the compiled model then has about 2·10^5 rows and 10^3 layers
 
 
+#: γ of the numeric hook, exact: the scan's constants γ^{2^b} are then exact too (a float 0.9 gives
+#: rounded powers fl(0.9^{2^b}) ≠ 0.9^{2^b}, so the stack would not be equation 6 for any γ mod p),
+#: and the exact check (crosscheck --backend exact, or the fallback of a float run whose a-priori
+#: bound is not informative) compares the model with equation 6 over F_p.
+NUMERIC_GAMMA = Fraction(9, 10)
+
+
 def numeric(N, d, batch, rng):
-    """The scan-form model at length N in floating point, against equation 6 run directly.
+    """The scan-form model at length N (γ = 9/10), against equation 6 run directly.
+
+    Float backends run both in float64; the exact backend runs both mod p on the same residues
+    (recurrence_numeric accepts the exact check's arrays).
 
     The compiled model grows like N' ≈ 48·N·d rows and O(log N · log(Nd)) layers, so
     the hook refuses N·d above NUMERIC_BUDGET rather than run for hours.
@@ -126,10 +137,9 @@ def numeric(N, d, batch, rng):
             f"N: the compiled RetNet model at N·d = {N * d} would have about {48 * N * d} rows; "
             f"this hook runs up to N·d = {NUMERIC_BUDGET} (e.g. --N 1024 --d 4)")
     WA, WC, WV = weights(d)
-    g = 0.9
-    cc = compile_arithmetic(retnet_circuit(N, d, WA, WC, WV, g, "scan"), N, d)
+    cc = compile_arithmetic(retnet_circuit(N, d, WA, WC, WV, NUMERIC_GAMMA, "scan"), N, d)
     u = rng.uniform(-1.0, 1.0, size=(batch, N, d))
-    return NumericCase(cc.stack, u, lambda x: recurrence_numeric(x, WA, WC, WV, g), {"N": N, "d": d})
+    return NumericCase(cc.stack, u, lambda x: recurrence_numeric(x, WA, WC, WV, NUMERIC_GAMMA), {"N": N, "d": d})
 
 
 def claimed(s):

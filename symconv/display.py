@@ -53,6 +53,43 @@ HOOKS = (
 )
 
 
+def markdown_cell(value: object) -> str:
+    r"""One Markdown table cell: on one line, its pipes escaped (a pipe already escaped stays as it is).
+
+    >>> print(markdown_cell("a | b"), markdown_cell(r"x \| y"), markdown_cell("two\nlines"), sep="   ")
+    a \| b   x \| y   two lines
+    """
+    import re
+
+    text = " ".join(str(value).splitlines()).strip()
+    return re.sub(r"(?<!\\)\|", r"\\|", text)
+
+
+def markdown_table(rows: "list[list[object]]", headers: "list[object]") -> str:
+    r"""A GitHub Markdown table, one line per row, cells never wrapped or padded: ``| a | b |``.
+
+    A Markdown table row must be one line (a wrapped cell would start a row of its own), so
+    cells are kept whole whatever their length, newlines become spaces and pipes are escaped
+    (:func:`markdown_cell`).  Short rows are filled with empty cells, so every row has as
+    many cells as the header.  The rows are compact, as in README.md: paste them as they are.
+
+    >>> print(markdown_table([["H.9", "a | b"], ["H.22"]], ["id", "claim"]))
+    | id | claim |
+    | --- | --- |
+    | H.9 | a \| b |
+    | H.22 |  |
+    """
+    n = len(headers)
+    line = lambda cells: "| " + " | ".join(cells) + " |"  # noqa: E731
+    out = [line([markdown_cell(h) for h in headers]), line(["---"] * n)]
+    for r in rows:
+        cells = [markdown_cell(x) for x in r]
+        if len(cells) > n:
+            raise ValueError(f"markdown_table: a row has {len(cells)} cells, the header {n}")
+        out.append(line(cells + [""] * (n - len(cells))))
+    return "\n".join(out)
+
+
 def install() -> None:
     """Give the data classes their notebook hooks (idempotent)."""
     for cls, name, fn in HOOKS:

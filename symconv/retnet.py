@@ -104,12 +104,25 @@ def recurrence(u: Any, WA: Any, WC: Any, WV: Any, gamma: Any) -> tuple[sympy.Mat
     return sympy.Matrix.vstack(*rows), states
 
 
-def recurrence_numeric(u: np.ndarray, WA: Any, WC: Any, WV: Any, gamma: float) -> np.ndarray:
-    """Equation 6 and the read-out in floating point for a batch u of shape (B, N, d).
+def recurrence_numeric(u: Any, WA: Any, WC: Any, WV: Any, gamma: Any) -> Any:
+    """Equation 6 and the read-out for a batch u of shape (B, N, d): in floating point, or exactly.
+
+    A numeric array runs in float64 (γ read as a float).  symconv's exact arrays, the ones an exact
+    check mod p hands a claim's reference (:class:`~symconv.exact.FieldArray` residues,
+    :class:`~symconv.exact.DegreeArray` degree trackers, object arrays of
+    :class:`~symconv.exact.ModP` or :class:`~symconv.exact.Degree`), run in their own arithmetic
+    with γ and the weights as given, so an exact γ (a Fraction) stays exact: the function is also
+    the reference of :func:`symconv.exact.check`.
 
     >>> recurrence_numeric(np.array([[[2.0], [3.0]]]), [[1]], [[1]], [[1]], 0.5)[0, :, 0].tolist()
     [8.0, 33.0]
+    >>> from fractions import Fraction
+    >>> from symconv.exact import _as_field
+    >>> recurrence_numeric(_as_field(np.array([[[2], [3]]]), 7), [[1]], [[1]], [[1]], Fraction(1, 2))[0, :, 0].tolist()
+    [1, 5]
     """
+    if _is_exact(u):
+        return _recurrence_exact(u, WA, WC, WV, gamma)
     u = _real_array(u, "u")
     if u.ndim != 3:
         raise HypothesisError(f"u: expected shape (B, N, d), got {u.shape}")
@@ -123,6 +136,41 @@ def recurrence_numeric(u: np.ndarray, WA: Any, WC: Any, WV: Any, gamma: float) -
         z = gamma * z + A[:, n, :, None] * V[:, n, None, :]
         y[:, n, :] = np.einsum("bk,bkj->bj", C[:, n, :], z)
     return y
+
+
+def _is_exact(u: Any) -> bool:
+    """Whether u is one of the exact arrays of :mod:`symconv.exact` (residues, degrees, ModP/Degree objects)."""
+    from .exact import Degree, DegreeArray, FieldArray, ModP
+
+    if isinstance(u, (FieldArray, DegreeArray)):
+        return True
+    return (isinstance(u, np.ndarray) and u.dtype == object and u.size > 0
+            and all(isinstance(v, (ModP, Degree)) for v in u.flat))
+
+
+def _recurrence_exact(u: Any, WA: Any, WC: Any, WV: Any, gamma: Any) -> Any:
+    """Equation 6 and the read-out with only +, · and sums: the arithmetic of u's own entries."""
+    from .model import as_param
+
+    if u.ndim != 3:
+        raise HypothesisError(f"u: expected shape (B, N, d), got {u.shape}")
+    B, N, d = u.shape
+    gamma = _gamma(gamma)
+    Ws = []
+    for W, name in ((WA, "WA"), (WC, "WC"), (WV, "WV")):
+        if isinstance(W, str):
+            raise HypothesisError(f"{name}: strings are not weights (never parsed)")
+        a = as_param(W, name)
+        if a.shape != (d, d):
+            raise HypothesisError(f"{name}: must be d×d = {d}×{d}, got {a.shape}")
+        Ws.append(a)
+    A, C, V = (u @ W for W in Ws)
+    rows, z = [], None
+    for n in range(N):
+        P = A[:, n, :, None] * V[:, n, None, :]  # A[n,:]ᵀ V[n,:], (B, d, d)
+        z = P if z is None else gamma * z + P
+        rows.append(np.sum(C[:, n, :, None] * z, axis=1))  # C[n,:]·z^n, (B, d)
+    return np.stack(rows, axis=1)
 
 
 def unrolled_state(u: Any, WA: Any, WV: Any, gamma: Any, n: int) -> sympy.Matrix:

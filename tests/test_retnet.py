@@ -185,3 +185,70 @@ def test_direct_crosscheck_at_2_14_and_refusals():
     assert o.status == "not run" and "floating point only" in o.detail
     (o,) = cc.crosscheck([claim], N=1 << 14, d=2, memory="1MiB")
     assert o.status == "not run" and o.need_bytes and o.need_bytes > o.budget_bytes
+
+
+# ---------------------------------------------------------------- the scan form's numeric hook, exactly (crosscheck)
+
+def _scan_claim():
+    from symconv.registry import load_claims, select
+
+    (claim,) = [c for c in select(load_claims(), ["H.22"]) if c.name == "RetNet"]
+    return claim
+
+
+def test_recurrence_numeric_runs_on_the_exact_checks_arrays():
+    """The reference of the scan form's hook takes FieldArray residues, ModP objects and degree trackers."""
+    from fractions import Fraction
+
+    from symconv.exact import PRIME, ModP, _as_field, reference_degree, to_field
+
+    p, gam = PRIME, Fraction(9, 10)
+    u = np.random.default_rng(1).integers(0, p, size=(2, 4, 2))
+    want = np.stack([to_field(np.array(recurrence(u[b].tolist(), WA, WC, WV, sympy.Rational(9, 10))[0].tolist(),
+                                       dtype=object), p) for b in range(2)])
+    got = recurrence_numeric(_as_field(u, p), WA, WC, WV, gam)
+    assert type(got).__name__ == "FieldArray" and got.tolist() == want.tolist()
+    uo = np.empty(u.shape, dtype=object)
+    uo.reshape(-1)[:] = [ModP(int(v), p) for v in u.reshape(-1)]
+    assert to_field(recurrence_numeric(uo, WA, WC, WV, gam), p).tolist() == want.tolist()
+    assert reference_degree(lambda x: recurrence_numeric(x, WA, WC, WV, gam), (1, 4, 2)) == 3
+    with pytest.raises(HypothesisError, match="WA"):
+        recurrence_numeric(_as_field(u, p), [[1]], WC, WV, gam)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "exact"])
+@pytest.mark.parametrize("N,d", [(8, 2), (5, 3)])
+def test_scan_form_crosscheck_runs_and_holds(backend, N, d):
+    """It used to be 'not run': the reference refused the exact check's arrays (ModP: unsupported type)."""
+    from symconv.commands import crosscheck as cc
+
+    claim = _scan_claim()
+    scan = [o for o in cc.crosscheck([claim], N=N, d=d, backend=backend) if o.variant == "scan form"]
+    (o,) = scan
+    assert o.status == "holds", o.detail
+    assert o.N == N and o.d == d
+    assert "agrees mod p" in o.detail or o.method == "a-priori bound"
+    assert "could not run" not in o.detail and "unsupported type" not in o.detail
+
+
+def test_scan_form_hook_exact_check_catches_a_wrong_model():
+    """The exact comparison is not vacuous: a different γ in the reference, or float-rounded γ^{2^b} in the
+    stack (why the hook's γ is the Fraction 9/10), is reported as a mismatch."""
+    from fractions import Fraction
+
+    from symconv import exact
+    from symconv.commands import crosscheck as cc
+    from symconv.claims import NumericCase
+
+    import importlib
+    h22 = importlib.import_module(_scan_claim().variants[0].numeric.__module__)
+    N, d = 8, 2
+    case = h22.numeric(N, d, 1, np.random.default_rng(0))
+    W = h22.weights(d)
+    assert exact.check(case.stack, case.reference, seed=3).holds
+    wrong = NumericCase(case.stack, case.input, lambda x: recurrence_numeric(x, *W, Fraction(8, 10)), case.sizes)
+    assert not exact.check(wrong.stack, wrong.reference, seed=3).holds
+    r = cc.check_float(wrong)
+    assert r["holds"] is False and r["method"] == "exact mod p"  # the float bound alone cannot decide
+    rounded = compile_arithmetic(retnet_circuit(N, d, *W, 0.9, "scan"), N, d).stack
+    assert not exact.check(rounded, lambda x: recurrence_numeric(x, *W, 0.9), seed=3).holds

@@ -21,6 +21,7 @@ import time
 from tabulate import tabulate
 
 from ..claims import Verdict, verify
+from ..display import markdown_table
 from ..model import HypothesisError
 from ..progress import Progress
 from ..sweep import DEFAULT_MAX_SIZE, DEFAULT_TOTAL_BUDGET, BoxTooLarge, TimeBudget
@@ -127,8 +128,9 @@ def table(verdicts: list[Verdict], fmt: str = "table", wide: bool = False, width
         headers = ["id", "name", "variant", "verdict", "checked", "claimed", "built", "s"]
         flex = max(30, width - (4 + 11 + 13 + 13 + 5 + 2 * 7))
         widths = [None, max(10, flex * 3 // 10), max(10, flex * 3 // 10), 11, max(14, flex * 4 // 10), 13, 13, None]
-    tf = "github" if fmt == "markdown" else "simple"
-    return tabulate(rows, headers=headers, tablefmt=tf, maxcolwidths=widths, disable_numparse=True)
+    if fmt == "markdown":  # a Markdown row must be one line: cells never wrapped (display.markdown_table)
+        return markdown_table(rows, headers)
+    return tabulate(rows, headers=headers, tablefmt="simple", maxcolwidths=widths, disable_numparse=True)
 
 
 def _lower_cell(v: Verdict) -> str:
@@ -256,8 +258,7 @@ def bounds_table(verdicts: list[Verdict]) -> str:
 
     headers = ["id", "claim", "bound", "claimed", "claimed value", "built by symconv", "proved lower bound",
                "verdict on the claim"]
-    rows = [[_md(x) for x in r] for r in claim_rows(verdicts)]
-    return tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
+    return markdown_table(claim_rows(verdicts), headers)
 
 
 def _load(args):
