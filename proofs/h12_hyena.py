@@ -35,7 +35,11 @@ N ≤ N' < 2N (claimed: N' + N < 3N rows), on 2N ≤ N' + N rows:
   symconv.constructions.hyena_six_rows): the same route on 6 rows with a linear step of 1 to 3
   masked convolutions per channel, in closed form by the case of (h₀, h₁, h₂); at most 4L − 2
   layers for d = 1 and 5L − 3 for invertible W^ℓ (ℓ < L): met there, open beyond.
-* N ≥ 4: not decided.  The 3N-row route (more than claimed) is proved for all N, N' and L by
+* N = 4 (N' = 4 … 7; claim "Hyena -> BaseConv (N = 4, N' < 2N)",
+  symconv.constructions.hyena_eight_rows): the same route on 8 rows with a three-layer step whose
+  masks are solved exactly per filter; met as at N = 3 for the filters the solver handles, open
+  for those it refuses (h₀ = 0 among them).
+* N ≥ 5: not decided.  The 3N-row route (more than claimed) is proved for all N, N' and L by
   the same induction; only rows [0, N) of b^ℓ and h^ℓ reach the output, so N' itself does not
   matter.
 
@@ -48,7 +52,7 @@ the state absorbs.  This is an argument about routes of that shape, not a certif
 twist of the N = 1 and N = 2 routes avoids it: a product layer whose gate reads h^ℓ * z
 (twisted by an invertible G) and whose convolution reads p^ℓ channel by channel from a row
 block holding u·G + g multiplies by p^ℓ and keeps u.  So for invertible W^ℓ a width d > 1
-costs L − 1 layers more than d = 1, and what is missing for N ≥ 4 is the d = 1 linear step
+costs L − 1 layers more than d = 1, and what is missing for N ≥ 5 (and for some filters at N = 4) is the d = 1 linear step
 (u | z) → (u | h^ℓ * z) on 2N rows within three layers (README, "Prop. H.12 with N ≤ N' < 2N").
 
 Circular layers are needed, not a choice: with the paper's causal ``*`` alone the claim is false at
@@ -81,6 +85,7 @@ from symconv.constructions.hyena import (baseconv_from_hyena, baseconv_from_hyen
                                          hyena_rows)
 from symconv.constructions.hyena_four_rows import baseconv_on_four_rows
 from symconv.constructions.hyena_six_rows import baseconv_on_six_rows
+from symconv.constructions.hyena_eight_rows import baseconv_on_eight_rows
 from symconv.constructions.hyena_two_rows import baseconv_on_two_rows
 from symconv.hyena import HyenaLayer, HyenaStack, evaluate as hyena_eval, evaluate_nested
 from symconv.model import Layer, Stack
@@ -256,18 +261,22 @@ def hyena_model_two(z):
     return HyenaStack(2, d, layers, N_int=Np, name=f"Hyena(L={L})")
 
 
-def build_four_rows(z):
-    model = hyena_model_two(z)
-    d = z["d"]
-    u = sym("u", 2, d)
-    stack = baseconv_on_four_rows(model)
-    outs = [hyena_eval(HyenaStack(2, d, model.layers[:l], N_int=z["Np"]), u) for l in range(1, model.L + 1)]
-    steps, done = [], 1
-    for l in range(1, model.L):
-        done += sum(1 for layer in stack.layers if layer.label.startswith(f"layer {l}, set"))
-        steps.append(Step("multiply l < L: (u | z^l)", done, slots(4, d, (0, u), (2, outs[l - 1]))))
-        done += 2   # the linear step of layer l + 1
-    return Instance(u, stack, outs[-1], tuple(steps))
+def build_on_2n_rows(N, model_of, route):
+    """The builder of a 2N-row claim (N = 2, 3, 4): the model of the box point, its route, and the state
+    (u | z^l) after each multiply as a step."""
+    def build(z):
+        model = model_of(z)
+        d = z["d"]
+        u = sym("u", N, d)
+        stack = route(model)
+        outs = [hyena_eval(HyenaStack(N, d, model.layers[:l], N_int=z["Np"]), u) for l in range(1, model.L + 1)]
+        steps, done = [], 1
+        for l in range(1, model.L):
+            done += sum(1 for layer in stack.layers if layer.label.startswith(f"layer {l}, set"))
+            steps.append(Step("multiply l < L: (u | z^l)", done, slots(2 * N, d, (0, u), (N, outs[l - 1]))))
+            done += sum(1 for layer in stack.layers if layer.label.startswith(f"layer {l + 1}, linear step"))
+        return Instance(u, stack, outs[-1], tuple(steps))
+    return build
 
 
 # ---------------------------------------------------------------- Hyena → BaseConv at N = 3, N' < 2N, on 6 rows
@@ -297,18 +306,28 @@ def hyena_model_three(z):
     return HyenaStack(3, d, layers, N_int=Np, name=f"Hyena(L={L})")
 
 
-def build_six_rows(z):
-    model = hyena_model_three(z)
-    d = z["d"]
-    u = sym("u", 3, d)
-    stack = baseconv_on_six_rows(model)
-    outs = [hyena_eval(HyenaStack(3, d, model.layers[:l], N_int=z["Np"]), u) for l in range(1, model.L + 1)]
-    steps, done = [], 1
-    for l in range(1, model.L):
-        done += sum(1 for layer in stack.layers if layer.label.startswith(f"layer {l}, set"))
-        steps.append(Step("multiply l < L: (u | z^l)", done, slots(6, d, (0, u), (3, outs[l - 1]))))
-        done += sum(1 for layer in stack.layers if layer.label.startswith(f"layer {l + 1}, linear step"))
-    return Instance(u, stack, outs[-1], tuple(steps))
+# ---------------------------------------------------------------- Hyena → BaseConv at N = 4, N' < 2N, on 8 rows
+
+SIZES_FOUR = (SizeParam("Np", 4, 7), SizeParam("L", 1, 3), SizeParam("d", 1, 2))
+# filters (h₀, …, h₃) the eight-row step handles: six solved three-layer steps and h₁ = h₂ = h₃ = 0 (one layer)
+TAPS_FOUR = [(3, -2, 5, 1), (1, 2, 3, -1), (2, 0, 0, 0), (-2, 1, 3, 3), (1, -1, 2, 5), (2, 3, -1, 1), (-1, 2, 2, -3)]
+
+
+def filters_four(ell, d, Np):
+    """Fixed rational filters per channel for the N = 4 box, from TAPS_FOUR in turn (shifted by N')."""
+    rows = [TAPS_FOUR[(2 * ell + c + 4 * (Np - 4)) % len(TAPS_FOUR)] for c in range(d)]
+    return [[rows[c][t] for c in range(d)] for t in range(4)]
+
+
+def hyena_model_four(z):
+    """An (4, L, d, N', d) Hyena model: W^1 … W^{L-1} fixed (middle_weights), W^L and b symbolic, the filters
+    fixed (filters_four)."""
+    L, d, Np = z["L"], z["d"], z["Np"]
+    layers = tuple(
+        HyenaLayer(W=sym(f"W{l}", d, d).entries if l == L else middle_weights(l + 1, d),
+                   b=sym(f"b{l}", Np, d).entries, h=filters_four(l, d, Np), label=f"layer {l}")
+        for l in range(1, L + 1))
+    return HyenaStack(4, d, layers, N_int=Np, name=f"Hyena(L={L})")
 
 
 # ---------------------------------------------------------------- BaseConv → Hyena
@@ -380,17 +399,17 @@ CLAIMS = [
           bounds=signature_bounds("5L", "N' + N", "d' = d", L_certs=L_CERTS, at_L=L_AT)),
     Claim("H.12", "Hyena -> BaseConv (N' < 2N)",
           "the same for N <= N' < 2N; this route builds it on 3N > N'+N rows, so the claimed N'+N "
-          "rows is neither met nor refuted for N >= 4 (open); N = 1, 2 and 3 are met on 2N rows by the claims "
-          "'N = N' = 1', 'N = 2, N' < 2N' and 'N = 3, N' < 2N' (for d = 1, and for d >= 2 within their stated "
-          "cases)",
+          "rows is neither met nor refuted for N >= 5 (open); N = 1, 2, 3 and 4 are met on 2N rows by the claims "
+          "'N = N' = 1', 'N = 2, N' < 2N', 'N = 3, N' < 2N' and 'N = 4, N' < 2N' (for d = 1, and for d >= 2, "
+          "within their stated cases; at N = 4 for the filters its step solver handles)",
           SIZES, claimed_5L,
           (Variant("corrected, on 3N rows", build_hyena_to_baseconv, numeric=hyena_numeric_narrow,
                    proof=lambda z: hyena_induction(z["N"], 2 * z["N"]),
                    note="the N' >= 2N route run on 3N rows, more than the claimed N'+N: proved for all N "
                         "and L by induction on L, every N <= N' < 2N by hand (rows [0, N) of b^l, h^l are all "
-                        "that reach the output; the box checks N' exactly); for N >= 4 no construction on "
+                        "that reach the output; the box checks N' exactly); for N >= 5 no construction on "
                         "N'+N < 3N rows and no certificate that none exists within 5L layers: the claimed row count "
-                        "is open there (N = 1, 2, 3: the claims on 2N rows)"),),
+                        "is open there (N = 1 to 4: the claims on 2N rows)"),),
           (N_LE_NP, NARROW), caps=CAPS, cost=cost,
           bounds=signature_bounds("5L", "N' + N", "d' = d", L_certs=L_CERTS, at_L=L_AT,
                                   expect={"N'": "met up to c"})),
@@ -411,7 +430,7 @@ CLAIMS = [
           "the case N <= N' < 2N at N = 2 (N' = 2, 3): an (2, L, d, N', d) Hyena model is a (2, 5L, d, N' + 2, d) "
           "BaseConv model",
           SIZES_TWO, lambda z: claimed_5L({"N": 2, **z}),
-          (Variant("on 2N = 4 rows", build_four_rows,
+          (Variant("on 2N = 4 rows", build_on_2n_rows(2, hyena_model_two, baseconv_on_four_rows),
                    note="prep (u | h^1 * u); per layer l < L a multiply (twist u·G + g and product W = G^-1 per set "
                         "of independent columns of W^l) and a two-layer linear step (u | z) -> (u | h^l+1 * z) "
                         "(masked convolutions, closed form per channel, h_0 = 0 its own branch); final gate on "
@@ -428,7 +447,7 @@ CLAIMS = [
           "the case N <= N' < 2N at N = 3 (N' = 3, 4, 5): an (3, L, d, N', d) Hyena model is a "
           "(3, 5L, d, N' + 3, d) BaseConv model",
           SIZES_THREE, lambda z: claimed_5L({"N": 3, **z}),
-          (Variant("on 2N = 6 rows", build_six_rows,
+          (Variant("on 2N = 6 rows", build_on_2n_rows(3, hyena_model_three, baseconv_on_six_rows),
                    note="the N = 2 route on 6 rows with a linear step (u | z) -> (u | h^l+1 * z) of 1 to 3 masked "
                         "convolutions per channel (closed forms by the case of (h_0, h_1, h_2); each multiplied "
                         "out exactly when built): at most 4L - 2 layers for d = 1, at most 5L - 3 for invertible "
@@ -440,6 +459,23 @@ CLAIMS = [
               notes={"L": "met on the box, for every model with d = 1, and for invertible W^l (l < L); a singular "
                           "W^l with d >= 2 costs up to 2d layers, so the route can exceed 5L and 5L is open "
                           "there"})),
+    Claim("H.12", "Hyena -> BaseConv (N = 4, N' < 2N)",
+          "the case N <= N' < 2N at N = 4 (N' = 4 … 7): an (4, L, d, N', d) Hyena model is a "
+          "(4, 5L, d, N' + 4, d) BaseConv model",
+          SIZES_FOUR, lambda z: claimed_5L({"N": 4, **z}),
+          (Variant("on 2N = 8 rows, solved steps", build_on_2n_rows(4, hyena_model_four, baseconv_on_eight_rows),
+                   note="the 2N-row route on 8 rows with a three-layer linear step per channel whose masks are "
+                        "solved exactly for the filter (two merged units; symconv.constructions.hyena_eight_rows): "
+                        "at most 4L - 2 layers for d = 1, 5L - 3 for invertible W^l (l < L), for models whose "
+                        "filters the solver handles (171 of 192 small filters with h_0 != 0); it refuses h_0 = 0 "
+                        "(but h = 0), h_1 = h_2 = 0 != h_3, h_2 = h_3 = 0 != h_1 and h_0(1, 1, 1, 1): open there; "
+                        "the box has W^L, b and u symbolic, the filters and W^1 … W^{L-1} fixed rationals"),),
+          (), cost=lambda z: float((4 * z["d"] + 1) ** (2 * z["L"])),
+          bounds=signature_bounds(
+              "5L", "N' + N", "d' = d", L_certs=both(not_identity, degree), at_L=largest("L"),
+              notes={"L": "met on the box; for every model with d = 1 or invertible W^l (l < L) whose filters the "
+                          "step solver handles; open for the filters it refuses (h_0 = 0 among them) and, with "
+                          "d >= 2, for singular W^l"})),
     Claim("H.12", "Hyena -> BaseConv (printed route)",
           "prep layer, then remember_{N,N,0,0} per layer (N' = N, constant projections p^ℓ = b^ℓ)",
           SIZES_SQUARE, lambda z: Signature(z["N"], 5 * z["L"], z["d"], 2 * z["N"], z["d"]),

@@ -17,7 +17,7 @@ from symconv.registry import load_module
 from symconv.symbolic import evaluate as evaluate_baseconv
 
 H12 = load_module(Path(__file__).resolve().parent.parent / "proofs" / "h12_hyena.py")
-WIDE, NARROW, ONE, TWO, THREE, PRINTED, CONVERSE = H12.CLAIMS
+WIDE, NARROW, ONE, TWO, THREE, FOUR, PRINTED, CONVERSE = H12.CLAIMS
 u0, u1 = sympy.Symbol("u[0,0]"), sympy.Symbol("u[1,0]")
 
 
