@@ -242,23 +242,12 @@ def one_bounds():
 SIZES_TWO = (SizeParam("Np", 2, 3), SizeParam("L", 1, 3), SizeParam("d", 1, 2))
 
 
-def filters_two(ell, d):
+def filters_two(ell, d, Np=None):
     """Fixed rational filters (h₀, h₁) per channel for the N = 2 box: channel 1 of layer 2 has h₀ = 0 (the
-    linear step's second branch); the others h₀ ≠ 0."""
+    linear step's second branch); the others h₀ ≠ 0 (the same for every N')."""
     taps = [(3, -2), (1, 5), (-2, 1)]
     rows = [taps[(ell + c) % 3] if not (ell == 2 and c == 1) else (0, 4) for c in range(d)]
     return [[rows[c][t] for c in range(d)] for t in range(2)]
-
-
-def hyena_model_two(z):
-    """An (2, L, d, N', d) Hyena model: W^1 … W^{L-1} fixed (middle_weights: for d ≥ 2 invertible at ℓ = 1, rank
-    one at ℓ = 2), W^L and b symbolic, the filters fixed (filters_two)."""
-    L, d, Np = z["L"], z["d"], z["Np"]
-    layers = tuple(
-        HyenaLayer(W=sym(f"W{l}", d, d).entries if l == L else middle_weights(l + 1, d),
-                   b=sym(f"b{l}", Np, d).entries, h=filters_two(l, d), label=f"layer {l}")
-        for l in range(1, L + 1))
-    return HyenaStack(2, d, layers, N_int=Np, name=f"Hyena(L={L})")
 
 
 def build_on_2n_rows(N, model_of, route):
@@ -295,17 +284,6 @@ def filters_three(ell, d, Np):
     return [[rows[c][t] for c in range(d)] for t in range(3)]
 
 
-def hyena_model_three(z):
-    """An (3, L, d, N', d) Hyena model: W^1 … W^{L-1} fixed (middle_weights), W^L and b symbolic, the filters
-    fixed (filters_three)."""
-    L, d, Np = z["L"], z["d"], z["Np"]
-    layers = tuple(
-        HyenaLayer(W=sym(f"W{l}", d, d).entries if l == L else middle_weights(l + 1, d),
-                   b=sym(f"b{l}", Np, d).entries, h=filters_three(l, d, Np), label=f"layer {l}")
-        for l in range(1, L + 1))
-    return HyenaStack(3, d, layers, N_int=Np, name=f"Hyena(L={L})")
-
-
 # ---------------------------------------------------------------- Hyena → BaseConv at N = 4, N' < 2N, on 8 rows
 
 SIZES_FOUR = (SizeParam("Np", 4, 7), SizeParam("L", 1, 3), SizeParam("d", 1, 2))
@@ -319,15 +297,32 @@ def filters_four(ell, d, Np):
     return [[rows[c][t] for c in range(d)] for t in range(4)]
 
 
-def hyena_model_four(z):
-    """An (4, L, d, N', d) Hyena model: W^1 … W^{L-1} fixed (middle_weights), W^L and b symbolic, the filters
-    fixed (filters_four)."""
-    L, d, Np = z["L"], z["d"], z["Np"]
-    layers = tuple(
-        HyenaLayer(W=sym(f"W{l}", d, d).entries if l == L else middle_weights(l + 1, d),
-                   b=sym(f"b{l}", Np, d).entries, h=filters_four(l, d, Np), label=f"layer {l}")
-        for l in range(1, L + 1))
-    return HyenaStack(4, d, layers, N_int=Np, name=f"Hyena(L={L})")
+def hyena_model_2n(N, filters):
+    """The (N, L, d, N', d) Hyena model of a 2N-row box point: W^1 … W^{L-1} fixed (middle_weights: for d ≥ 2
+    invertible at ℓ = 1, rank one at ℓ = 2), W^L and b symbolic, the filters fixed (``filters(ℓ, d, N')``)."""
+    def model(z):
+        L, d, Np = z["L"], z["d"], z["Np"]
+        layers = tuple(
+            HyenaLayer(W=sym(f"W{l}", d, d).entries if l == L else middle_weights(l + 1, d),
+                       b=sym(f"b{l}", Np, d).entries, h=filters(l, d, Np), label=f"layer {l}")
+            for l in range(1, L + 1))
+        return HyenaStack(N, d, layers, N_int=Np, name=f"Hyena(L={L})")
+    return model
+
+
+def claim_on_2n_rows(N, route, variant, note, L_note):
+    """The claim "Hyena -> BaseConv (N = .., N' < 2N)" for one N, built on 2N rows by ``route``."""
+    sizes = {2: SIZES_TWO, 3: SIZES_THREE, 4: SIZES_FOUR}[N]
+    filters = {2: filters_two, 3: filters_three, 4: filters_four}[N]
+    nps = {2: "2, 3", 3: "3, 4, 5", 4: "4 … 7"}[N]
+    return Claim("H.12", f"Hyena -> BaseConv (N = {N}, N' < 2N)",
+                 f"the case N <= N' < 2N at N = {N} (N' = {nps}): an ({N}, L, d, N', d) Hyena model is a "
+                 f"({N}, 5L, d, N' + {N}, d) BaseConv model",
+                 sizes, lambda z: claimed_5L({"N": N, **z}),
+                 (Variant(variant, build_on_2n_rows(N, hyena_model_2n(N, filters), route), note=note),),
+                 (), cost=lambda z: float((N * z["d"] + 1) ** (2 * z["L"])),
+                 bounds=signature_bounds("5L", "N' + N", "d' = d", L_certs=both(not_identity, degree),
+                                         at_L=largest("L"), notes={"L": L_note}))
 
 
 # ---------------------------------------------------------------- BaseConv → Hyena
@@ -426,56 +421,35 @@ CLAIMS = [
                         "(symconv.constructions.hyena_two_rows)"),),
           (), cost=lambda z: float((z["d"] + 1) ** (2 * z["L"])),
           bounds=one_bounds()),
-    Claim("H.12", "Hyena -> BaseConv (N = 2, N' < 2N)",
-          "the case N <= N' < 2N at N = 2 (N' = 2, 3): an (2, L, d, N', d) Hyena model is a (2, 5L, d, N' + 2, d) "
-          "BaseConv model",
-          SIZES_TWO, lambda z: claimed_5L({"N": 2, **z}),
-          (Variant("on 2N = 4 rows", build_on_2n_rows(2, hyena_model_two, baseconv_on_four_rows),
-                   note="prep (u | h^1 * u); per layer l < L a multiply (twist u·G + g and product W = G^-1 per set "
-                        "of independent columns of W^l) and a two-layer linear step (u | z) -> (u | h^l+1 * z) "
-                        "(masked convolutions, closed form per channel, h_0 = 0 its own branch); final gate on "
-                        "the top block: 3L - 1 layers for d = 1, at most 4L - 2 for invertible W^l (l < L); "
-                        "the box has W^L, b and u symbolic, the filters and W^1 … W^{L-1} fixed rationals; "
-                        "every L by hand (symconv.constructions.hyena_four_rows)"),),
-          (), cost=lambda z: float((2 * z["d"] + 1) ** (2 * z["L"])),
-          bounds=signature_bounds(
-              "5L", "N' + N", "d' = d", L_certs=both(not_identity, degree), at_L=largest("L"),
-              notes={"L": "met on the box, for every model with d = 1, and for invertible W^l (l < L); a singular "
-                          "W^l with d >= 2 costs up to 2d layers, so the route can exceed 5L (d = 2 from L = 5, "
-                          "d = 3 from L = 3) and 5L is open there"})),
-    Claim("H.12", "Hyena -> BaseConv (N = 3, N' < 2N)",
-          "the case N <= N' < 2N at N = 3 (N' = 3, 4, 5): an (3, L, d, N', d) Hyena model is a "
-          "(3, 5L, d, N' + 3, d) BaseConv model",
-          SIZES_THREE, lambda z: claimed_5L({"N": 3, **z}),
-          (Variant("on 2N = 6 rows", build_on_2n_rows(3, hyena_model_three, baseconv_on_six_rows),
-                   note="the N = 2 route on 6 rows with a linear step (u | z) -> (u | h^l+1 * z) of 1 to 3 masked "
-                        "convolutions per channel (closed forms by the case of (h_0, h_1, h_2); each multiplied "
-                        "out exactly when built): at most 4L - 2 layers for d = 1, at most 5L - 3 for invertible "
-                        "W^l (l < L); the box has W^L, b and u symbolic, the filters (every case of the step) and "
-                        "W^1 … W^{L-1} fixed rationals; every L by hand (symconv.constructions.hyena_six_rows)"),),
-          (), cost=lambda z: float((3 * z["d"] + 1) ** (2 * z["L"])),
-          bounds=signature_bounds(
-              "5L", "N' + N", "d' = d", L_certs=both(not_identity, degree), at_L=largest("L"),
-              notes={"L": "met on the box, for every model with d = 1, and for invertible W^l (l < L); a singular "
-                          "W^l with d >= 2 costs up to 2d layers, so the route can exceed 5L and 5L is open "
-                          "there"})),
-    Claim("H.12", "Hyena -> BaseConv (N = 4, N' < 2N)",
-          "the case N <= N' < 2N at N = 4 (N' = 4 … 7): an (4, L, d, N', d) Hyena model is a "
-          "(4, 5L, d, N' + 4, d) BaseConv model",
-          SIZES_FOUR, lambda z: claimed_5L({"N": 4, **z}),
-          (Variant("on 2N = 8 rows, solved steps", build_on_2n_rows(4, hyena_model_four, baseconv_on_eight_rows),
-                   note="the 2N-row route on 8 rows with a three-layer linear step per channel whose masks are "
-                        "solved exactly for the filter (two merged units; symconv.constructions.hyena_eight_rows): "
-                        "at most 4L - 2 layers for d = 1, 5L - 3 for invertible W^l (l < L), for models whose "
-                        "filters the solver handles (171 of 192 small filters with h_0 != 0); it refuses h_0 = 0 "
-                        "(but h = 0), h_1 = h_2 = 0 != h_3, h_2 = h_3 = 0 != h_1 and h_0(1, 1, 1, 1): open there; "
-                        "the box has W^L, b and u symbolic, the filters and W^1 … W^{L-1} fixed rationals"),),
-          (), cost=lambda z: float((4 * z["d"] + 1) ** (2 * z["L"])),
-          bounds=signature_bounds(
-              "5L", "N' + N", "d' = d", L_certs=both(not_identity, degree), at_L=largest("L"),
-              notes={"L": "met on the box; for every model with d = 1 or invertible W^l (l < L) whose filters the "
-                          "step solver handles; open for the filters it refuses (h_0 = 0 among them) and, with "
-                          "d >= 2, for singular W^l"})),
+    claim_on_2n_rows(2, baseconv_on_four_rows, "on 2N = 4 rows",
+                     note="prep (u | h^1 * u); per layer l < L a multiply (twist u·G + g and product W = G^-1 per set "
+                          "of independent columns of W^l) and a two-layer linear step (u | z) -> (u | h^l+1 * z) "
+                          "(masked convolutions, closed form per channel, h_0 = 0 its own branch); final gate on "
+                          "the top block: 3L - 1 layers for d = 1, at most 4L - 2 for invertible W^l (l < L); "
+                          "the box has W^L, b and u symbolic, the filters and W^1 … W^{L-1} fixed rationals; "
+                          "every L by hand (symconv.constructions.hyena_four_rows)",
+                     L_note="met on the box, for every model with d = 1, and for invertible W^l (l < L); a singular "
+                            "W^l with d >= 2 costs up to 2d layers, so the route can exceed 5L (d = 2 from L = 5, "
+                            "d = 3 from L = 3) and 5L is open there"),
+    claim_on_2n_rows(3, baseconv_on_six_rows, "on 2N = 6 rows",
+                     note="the N = 2 route on 6 rows with a linear step (u | z) -> (u | h^l+1 * z) of 1 to 3 masked "
+                          "convolutions per channel (closed forms by the case of (h_0, h_1, h_2); each multiplied "
+                          "out exactly when built): at most 4L - 2 layers for d = 1, at most 5L - 3 for invertible "
+                          "W^l (l < L); the box has W^L, b and u symbolic, the filters (every case of the step) and "
+                          "W^1 … W^{L-1} fixed rationals; every L by hand (symconv.constructions.hyena_six_rows)",
+                     L_note="met on the box, for every model with d = 1, and for invertible W^l (l < L); a singular "
+                            "W^l with d >= 2 costs up to 2d layers, so the route can exceed 5L and 5L is open "
+                            "there"),
+    claim_on_2n_rows(4, baseconv_on_eight_rows, "on 2N = 8 rows, solved steps",
+                     note="the 2N-row route on 8 rows with a three-layer linear step per channel whose masks are "
+                          "solved exactly for the filter (two merged units; symconv.constructions.hyena_eight_rows): "
+                          "at most 4L - 2 layers for d = 1, 5L - 3 for invertible W^l (l < L), for models whose "
+                          "filters the solver handles (171 of 192 small filters with h_0 != 0); it refuses h_0 = 0 "
+                          "(but h = 0), h_1 = h_2 = 0 != h_3, h_2 = h_3 = 0 != h_1 and h_0(1, 1, 1, 1): open there; "
+                          "the box has W^L, b and u symbolic, the filters and W^1 … W^{L-1} fixed rationals",
+                     L_note="met on the box; for every model with d = 1 or invertible W^l (l < L) whose filters the "
+                            "step solver handles; open for the filters it refuses (h_0 = 0 among them) and, with "
+                            "d >= 2, for singular W^l"),
     Claim("H.12", "Hyena -> BaseConv (printed route)",
           "prep layer, then remember_{N,N,0,0} per layer (N' = N, constant projections p^ℓ = b^ℓ)",
           SIZES_SQUARE, lambda z: Signature(z["N"], 5 * z["L"], z["d"], 2 * z["N"], z["d"]),
