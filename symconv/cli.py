@@ -78,6 +78,34 @@ def _one_line(exc: BaseException) -> str:
     return text if len(text) <= 2000 else text[:1997] + "..."
 
 
+def check_environment() -> None:
+    """Refuse a bad ``SYMCONV_BACKEND``, ``SYMCONV_MEMORY`` or ``SYMCONV_FFT`` before any work, naming the variable
+    (each would otherwise fail every claim or variant on its own, far from its cause).
+
+    >>> import os; os.environ["SYMCONV_MEMORY"] = "lots"
+    >>> try:
+    ...     check_environment()
+    ... except HypothesisError as e:
+    ...     print(e)
+    SYMCONV_MEMORY: 'lots' is not a size (e.g. 8GiB, 512MiB, 1000000)
+    >>> del os.environ["SYMCONV_MEMORY"]
+    """
+    from . import numeric, symbolic
+
+    checks = {"SYMCONV_BACKEND": symbolic._resolve,
+              "SYMCONV_MEMORY": lambda v: budget.parse_size(v, "SYMCONV_MEMORY"),
+              "SYMCONV_FFT": lambda v: v == "auto" or numeric._import_library(v)}
+    for var, check in checks.items():
+        value = os.environ.get(var)
+        if not value:
+            continue
+        try:
+            check(value)
+        except HypothesisError as exc:
+            why = str(exc).split(": ", 1)[-1]
+            raise HypothesisError(f"{var}: {why}") from exc
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line ``argv``; return the exit status (never raises, but SystemExit)."""
     debug = os.environ.get("SYMCONV_DEBUG", "") not in ("", "0")
@@ -92,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         if not getattr(args, "_main", None):
             parser.print_help()
             return 2
+        check_environment()
         with budget.use_budget(getattr(args, "memory", None)):
             return int(args._main(args) or 0)
     except SystemExit:

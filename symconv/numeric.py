@@ -262,7 +262,7 @@ def fastest_library() -> str:
     True
     """
     env = os.environ.get("SYMCONV_FFT")
-    if env:
+    if env and env != "auto":
         _import_library(env)
         return env
     if "choice" not in _MEASURED:
