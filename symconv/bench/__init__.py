@@ -8,6 +8,40 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 
+def positive_int(text: str) -> int:
+    """argparse type of a count option (``--repeats``, ``--d``, …): an integer ≥ 1, or a usage error naming the option.
+
+    >>> positive_int("3")
+    3
+    """
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
+def nonnegative_int(text: str) -> int:
+    """argparse type of a seed: an integer ≥ 0.
+
+    >>> nonnegative_int("0")
+    0
+    """
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {value}")
+    return value
+
+
 #: one dense numeric layer over the bare rfft + irfft floor of the same shapes: the target that
 #: ``bench core`` and ``bench numeric`` both hold it to (one source, so the two cannot disagree)
 LAYER_FLOOR_TARGET = 1.15

@@ -53,25 +53,25 @@ from ..constructions.inplace_every import (compile_factors_inplace_every, compil
 from ..constructions.kaleidoscope import compile_kaleidoscope, compile_kaleidoscope_narrow, random_kaleidoscope
 from ..model import HypothesisError
 from ..numeric import apply_prepared_layer, from_internal, prepare_layer, to_internal
-from . import Record
+from . import Record, nonnegative_int, positive_int
 
 DESCRIPTION = "compiled butterfly / kaleidoscope stacks vs the reference multiply, nd = 2^12..2^20, float64"
 TOL = 1e-12
 
 
 def add_arguments(p) -> None:
-    p.add_argument("--min-log", type=int, default=12, help="smallest log2(nd) (default 12)")
-    p.add_argument("--max-log", type=int, default=20, help="largest log2(nd) (default 20)")
-    p.add_argument("--step", type=int, default=2, help="step in log2(nd) (default 2)")
-    p.add_argument("--d", type=int, default=8, help="channels d, a power of two (default 8)")
-    p.add_argument("--batch", type=int, default=1, help="inputs per run (default 1)")
-    p.add_argument("--e", type=int, default=2, help="kaleidoscope expansion e (default 2)")
-    p.add_argument("--w", type=int, default=1, help="kaleidoscope width w (default 1)")
-    p.add_argument("--kaleidoscope-max-log", type=int, default=18,
+    p.add_argument("--min-log", type=positive_int, default=12, help="smallest log2(nd) (default 12)")
+    p.add_argument("--max-log", type=positive_int, default=20, help="largest log2(nd) (default 20)")
+    p.add_argument("--step", type=positive_int, default=2, help="step in log2(nd) (default 2)")
+    p.add_argument("--d", type=positive_int, default=8, help="channels d, a power of two (default 8)")
+    p.add_argument("--batch", type=positive_int, default=1, help="inputs per run (default 1)")
+    p.add_argument("--e", type=positive_int, default=2, help="kaleidoscope expansion e (default 2)")
+    p.add_argument("--w", type=positive_int, default=1, help="kaleidoscope width w (default 1)")
+    p.add_argument("--kaleidoscope-max-log", type=positive_int, default=18,
                    help="largest log2(nd) for the kaleidoscope (default 18; 20 takes ~1 min and ~4 GB more)")
-    p.add_argument("--chunk", type=int, default=8, help="factor matrices per piece (default 8)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random butterflies and inputs (default 0)")
-    p.add_argument("--ratio-max-log", type=int, default=10,
+    p.add_argument("--chunk", type=positive_int, default=8, help="factor matrices per piece (default 8)")
+    p.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the random butterflies and inputs (default 0)")
+    p.add_argument("--ratio-max-log", type=positive_int, default=10,
                    help="largest log2(nd) of the signature ratios (default 10; H.20's dense family stops at 6)")
     p.add_argument("--ratios-only", action="store_true", help="only the signature ratios (no timed figures)")
     p.add_argument("--plot", metavar="FILE.png", help="draw the L, N' and d' ratios against nd (matplotlib)")

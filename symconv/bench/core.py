@@ -21,16 +21,16 @@ import time
 import numpy as np
 import sympy
 
-from . import LAYER_FLOOR_TARGET, Record
+from . import LAYER_FLOOR_TARGET, Record, positive_int
 
 DESCRIPTION = "exact H.9 check vs sympy.expand; one FFT layer vs the bare FFT floor"
 
 
 def add_arguments(p) -> None:
-    p.add_argument("--n", type=int, default=256, help="block length for the H.9 check (default 256)")
-    p.add_argument("--log2N", type=int, default=20, help="log2 of N for the numeric layer (default 20)")
-    p.add_argument("--d", type=int, default=64, help="channels for the numeric layer (default 64)")
-    p.add_argument("--repeat", type=int, default=2, help="timings per figure; the best is kept")
+    p.add_argument("--n", type=positive_int, default=256, help="block length for the H.9 check (default 256)")
+    p.add_argument("--log2N", type=positive_int, default=20, help="log2 of N for the numeric layer (default 20)")
+    p.add_argument("--d", type=positive_int, default=64, help="channels for the numeric layer (default 64)")
+    p.add_argument("--repeat", type=positive_int, default=2, help="timings per figure; the best is kept")
 
 
 def _best(f, repeat: int) -> float:

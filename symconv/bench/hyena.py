@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 
-from . import Record
+from . import Record, nonnegative_int, positive_int
 from .. import numeric
 
 DESCRIPTION = "max relative error of remember (H.10) and BaseConv <-> Hyena (H.12) at N = 2^16, d = 16"
@@ -46,10 +46,10 @@ def relative_error(got, ref) -> float:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--N", type=int, default=1 << 16, help="sequence length (default 65536)")
-    p.add_argument("--d", type=int, default=16, help="channels (default 16)")
-    p.add_argument("--batch", type=int, default=1, help="inputs per run (default 1)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random models and inputs (default 0)")
+    p.add_argument("--N", type=positive_int, default=1 << 16, help="sequence length (default 65536)")
+    p.add_argument("--d", type=positive_int, default=16, help="channels (default 16)")
+    p.add_argument("--batch", type=positive_int, default=1, help="inputs per run (default 1)")
+    p.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the random models and inputs (default 0)")
     p.add_argument("--proofs", default=None, help="folder of proof files")
 
 

@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 import sympy
 
-from . import Record
+from . import Record, positive_int
 from .. import symbolic
 from ..progress import Progress
 
@@ -35,9 +35,9 @@ DESCRIPTION = "exact checks: python-flint ring vs sympy ring; fair sympy baselin
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--repeat", type=int, default=3, help="timings per figure; the best is kept (3)")
-    p.add_argument("--n", type=int, default=64, help="block length of the H.10 figure (64)")
-    p.add_argument("--h9-n", type=int, default=256, help="block length of the H.9 baselines (256)")
+    p.add_argument("--repeat", type=positive_int, default=3, help="timings per figure; the best is kept (3)")
+    p.add_argument("--n", type=positive_int, default=64, help="block length of the H.10 figure (64)")
+    p.add_argument("--h9-n", type=positive_int, default=256, help="block length of the H.9 baselines (256)")
     p.add_argument("--skip-verify", action="store_true", help="leave out the two whole-verify figures")
 
 

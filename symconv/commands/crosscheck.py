@@ -135,8 +135,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--dtype", choices=sorted(numeric.DTYPES), default="float64",
                    help="precision of the float backends (default float64)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
-    p.add_argument("--trials", type=int, default=1, help="exact backend: independent random inputs")
-    p.add_argument("--prime", type=int, default=exact.PRIME, help="exact backend: the prime p")
+    p.add_argument("--trials", type=int, default=1,
+                   help="exact checks (--backend exact, and a float run decided mod p when its a-priori bound is "
+                        "not informative): independent random inputs")
+    p.add_argument("--prime", type=int, default=exact.PRIME, help="exact checks (as --trials): the prime p")
     p.add_argument("--method", choices=exact.METHODS, default="auto",
                    help="exact backend: python-flint (flint), numpy NTT (ntt), or auto")
     p.add_argument("--format", choices=("table", "json", "jsonl"), default="table",
@@ -287,13 +289,13 @@ def _max_abs(a: np.ndarray) -> float:
 
 def check_float(case: NumericCase, backend: str = "numpy", dtype: str = "float64",
                 progress: Progress | None = None, *, prime: int = exact.PRIME, seed: int = 0,
-                method: str = "auto") -> dict:
+                method: str = "auto", trials: int = 1) -> dict:
     """Run a case on a float backend; error, bound, verdict, time and peak memory.
 
     ``holds`` is decided by the a-priori bound where it is informative (below
     max|reference|); otherwise by a float64 run of the same stack on the same
     inputs (float32 runs), or by the exact check mod p (see the module
-    docstring); ``method`` in the result says which.
+    docstring); ``method`` in the result says which.  ``prime`` and ``trials`` are those of that exact check.
 
     >>> from symconv.constructions.shifts import shift_down
     >>> def ref(u):
@@ -327,7 +329,7 @@ def check_float(case: NumericCase, backend: str = "numpy", dtype: str = "float64
             holds, method_used = err <= bound, "a-priori bound"
         else:
             holds, method_used, extra = _fallback(case, u, ref, out, bound, ref_max, ref_round, xp, dtype,
-                                                  prime, seed, method)
+                                                  prime, seed, method, trials)
         seconds = time.perf_counter() - t0
         peak = tracemalloc.get_traced_memory()[1] if tracing else None
     finally:
@@ -350,7 +352,7 @@ def check_float(case: NumericCase, backend: str = "numpy", dtype: str = "float64
 
 
 def _fallback(case: NumericCase, u: np.ndarray, ref: np.ndarray, out: np.ndarray, bound: float, ref_max: float,
-              ref_round: float, xp: Any, dtype: str, prime: int, seed: int, method: str) -> tuple:
+              ref_round: float, xp: Any, dtype: str, prime: int, seed: int, method: str, trials: int = 1) -> tuple:
     """The verdict where the run's own a-priori bound is not below max|reference|."""
     if dtype != "float64" and math.isfinite(bound):
         out64, bound64 = _run_float(case.stack, u, xp, "float64", None)
@@ -364,7 +366,8 @@ def _fallback(case: NumericCase, u: np.ndarray, ref: np.ndarray, out: np.ndarray
     # no informative float bound: decide exactly, mod p, on random residues (Schwartz–Zippel)
     support = np.asarray(case.input) != 0
     try:
-        r = exact.check(case.stack, case.reference, int(np.shape(case.input)[0]), prime, 1, seed, method, support)
+        r = exact.check(case.stack, case.reference, int(np.shape(case.input)[0]), prime, trials, seed, method,
+                        support)
     except (HypothesisError, ArithmeticError, TypeError, ValueError) as exc:  # e.g. a reference that is not exact
         return None, "undecided", {"exact_detail": f"the exact check could not run: {type(exc).__name__}: {exc}"}
     finite = bool(np.isfinite(out).all())  # an overflowed float run fails even if the stack is right
@@ -459,7 +462,7 @@ def _one(claim, variant, base, N, d, batch, backend, dtype, seed, trials, prime,
                 o = Outcome(status="holds" if r.holds else "fails", seconds=r.seconds, method="exact mod p",
                             detail=r.describe(), **size, **base)
             else:
-                r = check_float(case, backend, dtype, progress, prime=prime, seed=seed, method=method)
+                r = check_float(case, backend, dtype, progress, prime=prime, seed=seed, method=method, trials=trials)
                 status = "not run" if r["holds"] is None else "holds" if r["holds"] else "fails"
                 o = Outcome(status=status, detail=_float_note(r, dtype),
                             method=r["method"], max_abs_error=r["max_abs_error"],

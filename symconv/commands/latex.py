@@ -47,6 +47,9 @@ def write_whole(path: str, text: str) -> None:
 def main(args: argparse.Namespace) -> int:
     if not args.all and not args.ids:
         raise HypothesisError("IDS: name at least one claim (H.9, add_n) or pass --all")
+    if args.all and args.ids:
+        raise HypothesisError(f"--all: renders every claim, so the IDS {' '.join(args.ids)} would be ignored; "
+                              "pass either --all or IDS")
     if args.max_size < 1:
         raise HypothesisError(f"--max-size: must be at least 1, got {args.max_size}")
     if args.output:  # a target that cannot be written is refused before the long verification

@@ -50,7 +50,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--bounds", action="store_true",
                    help="print only the table of claimed bounds (claimed | built | proved lower bound | verdict), "
-                        "in Markdown")
+                        "in Markdown (with --format json: a JSON list of the same rows)")
     return p
 
 
@@ -252,13 +252,18 @@ def render(verdicts: list[Verdict], fmt: str, problems: list | None = None, seco
     return "\n\n".join(out)
 
 
-def bounds_table(verdicts: list[Verdict]) -> str:
-    """The claimed bounds, one row per claim and bound, in Markdown (``symconv verify --bounds``)."""
+BOUNDS_HEADERS = ["id", "claim", "bound", "claimed", "claimed value", "built by symconv", "proved lower bound",
+                  "verdict on the claim"]
+
+
+def bounds_table(verdicts: list[Verdict], fmt: str = "markdown") -> str:
+    """The claimed bounds, one row per claim and bound (``symconv verify --bounds``): Markdown, or with
+    ``fmt="json"`` a JSON list of objects keyed by the Markdown headers."""
     from ..certificates.bounds import claim_rows
 
-    headers = ["id", "claim", "bound", "claimed", "claimed value", "built by symconv", "proved lower bound",
-               "verdict on the claim"]
-    return markdown_table(claim_rows(verdicts), headers)
+    if fmt == "json":
+        return json.dumps([dict(zip(BOUNDS_HEADERS, row)) for row in claim_rows(verdicts)], indent=2)
+    return markdown_table(claim_rows(verdicts), BOUNDS_HEADERS)
 
 
 def _load(args):
@@ -333,7 +338,7 @@ def main(args: argparse.Namespace) -> int:
             pool.shutdown(wait=True)
     problems += build_problems
     if getattr(args, "bounds", False):
-        print(bounds_table(verdicts))
+        print(bounds_table(verdicts, "json" if args.format == "json" else "markdown"))
     else:
         print(render(verdicts, args.format, problems, time.perf_counter() - t0, args.wide))
     bad = [v for v in verdicts if not v.ok]
