@@ -8,38 +8,25 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 
-def positive_int(text: str) -> int:
-    """argparse type of a count option (``--repeats``, ``--d``, …): an integer ≥ 1, or a usage error naming the option.
-
-    >>> positive_int("3")
-    3
-    """
+def _int_at_least(least: int, what: str):
+    """An argparse type: an integer ≥ ``least``, or a usage error (argparse names the option)."""
     import argparse
 
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
-    return value
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be a {what} integer, got {value}")
+        return value
+    return parse
 
 
-def nonnegative_int(text: str) -> int:
-    """argparse type of a seed: an integer ≥ 0.
-
-    >>> nonnegative_int("0")
-    0
-    """
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {value}")
-    return value
+#: argparse type of a count option (``--repeats``, ``--d``, …): ``positive_int("3") == 3``; 0 is refused
+positive_int = _int_at_least(1, "positive")
+#: argparse type of a seed: an integer ≥ 0
+nonnegative_int = _int_at_least(0, "non-negative")
 
 
 #: one dense numeric layer over the bare rfft + irfft floor of the same shapes: the target that
