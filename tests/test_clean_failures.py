@@ -103,11 +103,11 @@ TINY = ("from symconv import Claim, Instance, SizeParam, Variant, sym\n"
         "                (Variant('construction', build, numeric=hook),))]\n")
 
 CLI_CASES = [
-    (["crosscheck", "T.1", "--N", "-5"], "N: must be a positive integer"),
-    (["crosscheck", "T.1", "--d", "0"], "d: must be a positive integer"),
-    (["crosscheck", "T.1", "--batch", "0"], "batch: must be a positive integer"),
-    (["crosscheck", "T.1", "--trials", "0", "--backend", "exact"], "trials: must be a positive integer"),
-    (["crosscheck", "T.1", "--seed", "-1"], "seed: must be a non-negative integer"),
+    (["crosscheck", "T.1", "--N", "-5"], "argument --N: must be a positive integer, got -5"),
+    (["crosscheck", "T.1", "--d", "0"], "argument --d: must be a positive integer, got 0"),
+    (["crosscheck", "T.1", "--batch", "0"], "argument --batch: must be a positive integer, got 0"),
+    (["crosscheck", "T.1", "--trials", "0", "--backend", "exact"], "argument --trials: must be a positive integer, got 0"),
+    (["crosscheck", "T.1", "--seed", "-1"], "argument --seed: must be a non-negative integer, got -1"),
     (["crosscheck", "T.1", "--prime", "4", "--backend", "exact"], "prime (--prime): must be an odd prime"),
     (["crosscheck", "T.1", "--N", "abc"], "argument --N: invalid int value"),
     (["crosscheck", "T.1", "--format", "xml"], "argument --format: invalid choice"),

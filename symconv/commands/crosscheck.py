@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 from tabulate import tabulate
 
+from . import nonnegative_int, positive_int
 from .. import budget, exact, numeric
 from ..claims import Claim, NumericCase, Variant
 from ..model import HypothesisError, Stack
@@ -127,15 +128,15 @@ def _gib(n: int | None) -> str:
 def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser("crosscheck", help="run claims at scale (FFT or mod p) against their direct reference")
     p.add_argument("ids", nargs="*", metavar="IDS", help="claim ids (H.9) or names (add_n); all if none")
-    p.add_argument("--N", type=int, default=1 << 16, help="sequence length asked of the hooks (default 2^16)")
-    p.add_argument("--d", type=int, default=4, help="channels asked of the hooks (default 4)")
-    p.add_argument("--batch", type=int, default=1, help="inputs per check (default 1)")
+    p.add_argument("--N", type=positive_int, default=1 << 16, help="sequence length asked of the hooks (default 2^16)")
+    p.add_argument("--d", type=positive_int, default=4, help="channels asked of the hooks (default 4)")
+    p.add_argument("--batch", type=positive_int, default=1, help="inputs per check (default 1)")
     p.add_argument("--backend", choices=BACKENDS, default="numpy",
                    help="numpy (CPU FFTs), cupy (GPU) or exact (evaluation mod a prime); default numpy")
     p.add_argument("--dtype", choices=sorted(numeric.DTYPES), default="float64",
                    help="precision of the float backends (default float64)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
-    p.add_argument("--trials", type=int, default=1,
+    p.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the random inputs (default 0)")
+    p.add_argument("--trials", type=positive_int, default=1,
                    help="exact checks (--backend exact, and a float run decided mod p when its a-priori bound is "
                         "not informative): independent random inputs")
     p.add_argument("--prime", type=int, default=exact.PRIME, help="exact checks (as --trials): the prime p")
