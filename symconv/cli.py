@@ -78,6 +78,15 @@ def _one_line(exc: BaseException) -> str:
     return text if len(text) <= 2000 else text[:1997] + "..."
 
 
+def _check_fft(value: str) -> None:
+    """SYMCONV_FFT names an installed library (torch by its presence: importing it costs seconds)."""
+    from . import numeric
+
+    if value == "auto" or (value == "torch" and "torch" in numeric.installed_libraries()):
+        return
+    numeric._import_library(value)
+
+
 def check_environment() -> None:
     """Refuse a bad ``SYMCONV_BACKEND``, ``SYMCONV_MEMORY`` or ``SYMCONV_FFT`` before any work, naming the variable
     (each would otherwise fail every claim or variant on its own, far from its cause).
@@ -90,11 +99,11 @@ def check_environment() -> None:
     SYMCONV_MEMORY: 'lots' is not a size (e.g. 8GiB, 512MiB, 1000000)
     >>> del os.environ["SYMCONV_MEMORY"]
     """
-    from . import numeric, symbolic
+    from . import symbolic
 
     checks = {"SYMCONV_BACKEND": symbolic._resolve,
               "SYMCONV_MEMORY": lambda v: budget.parse_size(v, "SYMCONV_MEMORY"),
-              "SYMCONV_FFT": lambda v: v == "auto" or numeric._import_library(v)}
+              "SYMCONV_FFT": _check_fft}
     for var, check in checks.items():
         value = os.environ.get(var)
         if not value:

@@ -141,7 +141,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
                         "not informative): independent random inputs")
     p.add_argument("--prime", type=int, default=exact.PRIME, help="exact checks (as --trials): the prime p")
     p.add_argument("--method", choices=exact.METHODS, default="auto",
-                   help="exact backend: python-flint (flint), numpy NTT (ntt), or auto")
+                   help="exact checks (as --trials): float64 FFTs of limbs (fft), python-flint (flint), numpy NTT "
+                        "(ntt), or auto (fft)")
     p.add_argument("--format", choices=("table", "json", "jsonl"), default="table",
                    help="table and jsonl stream one row per variant as it finishes; json prints a list at the end")
     p.add_argument("--memory", metavar="SIZE", default=argparse.SUPPRESS,
@@ -588,10 +589,33 @@ def render(outcomes: list[Outcome], fmt: str = "table") -> str:
     return text + ("\n\n" + "\n".join(notes) if notes else "")
 
 
+def _why(exc: HypothesisError) -> str:
+    """A library message without its leading parameter name (``backend: cupy is not ...`` → ``cupy is not ...``)."""
+    return str(exc).partition(": ")[2] or str(exc)
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """Refuse, before any claim is loaded, a backend or method this machine lacks, naming the option typed.
+
+    Left to :func:`iter_crosscheck`, a missing CuPy says ``backend: ...`` and a missing python-flint
+    (``--method flint``) leaves every variant ``not run`` (exit 0).
+    """
+    if args.backend != "exact":
+        try:
+            namespace(args.backend)
+        except HypothesisError as exc:
+            raise HypothesisError(f"--backend: {_why(exc)}") from None
+    try:  # the exact backend and the exact fallback of the float backends both use it
+        exact.resolve_method(args.method)
+    except HypothesisError as exc:
+        raise HypothesisError(f"--method: {_why(exc)}") from None
+
+
 def main(args: argparse.Namespace) -> int:
     if args.explain_bound:
         print(numeric.error_bound_doc())
         return 0
+    check_options(args)
     claims = select(load_claims(args.proofs), args.ids)
     if args.ids and all(v.numeric is None for c in claims for v in c.variants):
         raise HypothesisError(f"IDS: no numeric hook in any variant of {', '.join(args.ids)}")
