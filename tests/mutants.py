@@ -454,7 +454,7 @@ MUTANTS = (
       "(one, one, one, one, 2, 3 * e / (f + 1))",
       ("Hyena -> BaseConv (N = 3, N' < 2N)",), "bias", "a mask entry of the three-layer step is off, so a carry of u survives"),
     M("h12-eight-ratio", "symconv/constructions/hyena_eight_rows.py",
-      "(tuple(_series((1, -r2), r1, 2 * N)), (one,) * N + e2)", "(tuple(_series((1, -r2), r2, 2 * N)), (one,) * N + e2)",
+      "(quotient_taps((1, -r2), r1, 2 * N), (one,) * N + e2)", "(quotient_taps((1, -r2), r2, 2 * N), (one,) * N + e2)",
       ("Hyena -> BaseConv (N = 4, N' < 2N)",), "tap", "the merged filter divides by the wrong unit"),
     M("h12-2n-bias", "symconv/constructions/hyena_2n_rows.py", "multiply_layers(W, B[ell - 1], [one] * d",
       "multiply_layers(W, B[ell - 1][::-1], [one] * d",

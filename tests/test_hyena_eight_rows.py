@@ -8,7 +8,8 @@ import sympy
 
 from symconv import HypothesisError, Stack, sym, verify
 from symconv.blocks import Block
-from symconv.constructions.hyena_eight_rows import (_step_channel, _target, baseconv_on_eight_rows, linear_step,
+from symconv.constructions.hyena_2n_rows import step_target
+from symconv.constructions.hyena_eight_rows import (_step_channel, baseconv_on_eight_rows, linear_step,
                                                     step_matrix)
 from symconv.hyena import HyenaLayer, HyenaStack, evaluate as hyena_eval
 from symconv.registry import load_module
@@ -36,7 +37,7 @@ def test_the_grid_of_small_filters_handled_and_refused_exactly_as_documented():
             continue
         layers = _step_channel(h, "h")
         assert len(layers) == (1 if not any(h[1:]) else 3)
-        assert step_matrix(layers) == _target(h)
+        assert step_matrix(layers) == step_target(h)
         done += 1
     assert (done, refusals) == (171, 21)
 

@@ -9,7 +9,8 @@ import sympy
 
 from symconv import HypothesisError, Stack, sym, verify
 from symconv.blocks import Block
-from symconv.constructions.hyena_six_rows import (_step_channel, _target, baseconv_on_six_rows, linear_step,
+from symconv.constructions.hyena_2n_rows import step_target
+from symconv.constructions.hyena_six_rows import (_step_channel, baseconv_on_six_rows, linear_step,
                                                   step_matrix)
 from symconv.hyena import HyenaLayer, HyenaStack, evaluate as hyena_eval
 from symconv.registry import load_module
@@ -46,7 +47,7 @@ FILTERS = [(3, -2, 5), (2, 0, 0), (Fraction(-1, 2), 0, 3), (0, 0, 4), (2, 3, 0),
 def test_every_case_is_exact_with_symbolic_taps(taps, k):
     layers = _step_channel(*(sympy.sympify(t) for t in taps))
     assert len(layers) == k
-    diff = (step_matrix(layers) - _target(*taps)).applyfunc(sympy.cancel)
+    diff = (step_matrix(layers) - step_target(taps)).applyfunc(sympy.cancel)
     assert diff == sympy.zeros(6, 6)
 
 
@@ -54,7 +55,7 @@ def test_every_small_rational_filter_gets_an_exact_step():
     vals = [Fraction(v) for v in (0, 1, -2, Fraction(3, 2), 4, Fraction(-1, 3))]
     for taps in itertools.product(vals, repeat=3):
         layers = _step_channel(*(sympy.Rational(t) for t in taps))
-        assert step_matrix(layers) == _target(*(sympy.Rational(t) for t in taps)), taps
+        assert step_matrix(layers) == step_target(tuple(sympy.Rational(t) for t in taps)), taps
 
 
 def test_the_linear_step_keeps_u_and_convolves_z_channel_by_channel():

@@ -69,10 +69,6 @@ def _record(v: Verdict) -> dict:
     return d
 
 
-def _md(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
 def _width() -> int:
     cols = os.environ.get("COLUMNS")
     if cols and cols.isdigit():
@@ -103,7 +99,6 @@ def table(verdicts: list[Verdict], fmt: str = "table", wide: bool = False, width
     cap, detailed under the table) and the number of size points.
     """
     width = width or _width()
-    esc = _md if fmt == "markdown" else (lambda s: s)
     lower = any(v.bounds for v in verdicts)  # the "proved lower bound" column, where a claim has bounds
     rows = []
     for v in verdicts:
@@ -114,7 +109,7 @@ def table(verdicts: list[Verdict], fmt: str = "table", wide: bool = False, width
             row = [v.id, v.name, v.variant, _verdict_cell(v), _checked_cell(v),
                    v.signature_claimed.replace(" ", ""), v.signature_built.replace(" ", "")] \
                 + ([_lower_cell(v)] if lower else []) + [f"{v.seconds:.1f}"]
-        rows.append([esc(x) for x in row])
+        rows.append(row)   # Markdown cells are escaped by display.markdown_table
     if wide:
         headers = ["id", "name", "statement", "variant", "verdict", "scope", "checked", "claimed (N,L,d,N',d')",
                    "built"] + (["proved lower bound"] if lower else []) + ["s"]

@@ -1,4 +1,4 @@
-"""Prop. H.12 (Hyena → BaseConv) for N ≤ N' < 2N on 2N rows: the route shared by N = 2 and N = 3.
+"""Prop. H.12 (Hyena → BaseConv) for N ≤ N' < 2N on 2N rows: the route shared by N = 2, 3 and 4.
 
 The state is (top | bottom), blocks of N rows; the top block holds u throughout, the bottom block
 the Hyena state:
@@ -10,12 +10,14 @@ the Hyena state:
 * **linear step** for ℓ ≥ 2: (u | z) ↦ (u | h^ℓ * z), causal masked convolutions (W = 0, one filter
   and one mask per channel) that keep the top block exactly and leak nothing from it; the step is
   the only part that depends on N (``step``: :func:`.hyena_four_rows.linear_step` at N = 2,
-  :func:`.hyena_six_rows.linear_step` at N = 3);
+  :func:`.hyena_six_rows.linear_step` at N = 3, :func:`.hyena_eight_rows.linear_step` at N = 4);
 * **final** (circular, W = W^L, filter X^N, b1 = (b^L | 0)): the top block becomes
   (u·W^L + b^L) ⊙ y = z^L.
 
 Only taps [0, N) of each filter and rows [0, N) of each bias reach the output, so the route does
-not depend on N'.  Layers: 2 + Σ_{ℓ<L} (multiply ℓ + step ℓ + 1).
+not depend on N'.  Layers: 2 + Σ_{ℓ<L} (layers of multiply ℓ + layers of step ℓ + 1).
+
+:func:`step_matrix` and :func:`step_target` are what the N = 3 and N = 4 steps are checked against.
 
 >>> masked_layers([[((1, 2), (1, 1)), ((1,), (3, 3))], [((1,), (1, 5))]], 2, 2)[1].b1.tolist()
 [[3, 1], [3, 1]]
@@ -33,7 +35,39 @@ from .hyena import _check_model, _rows
 from .hyena_two_rows import _obj, _rational_matrix, multiply_layers
 from .params import rational, zero_W
 
-__all__ = ["masked_layers", "route_on_2n_rows"]
+__all__ = ["masked_layers", "quotient_taps", "route_on_2n_rows", "step_matrix", "step_target"]
+
+
+def quotient_taps(num: tuple, r, n: int) -> tuple:
+    """The first n taps of num(X)/(1 − rX).
+
+    >>> quotient_taps((1, 1), 1, 4)
+    (1, 2, 2, 2)
+    """
+    out, prev = [], sympy.Integer(0)
+    for i in range(n):
+        prev = (num[i] if i < len(num) else 0) + r * prev
+        out.append(prev)
+    return tuple(out)
+
+
+def step_matrix(layers, rows: int) -> sympy.Matrix:
+    """The rows×rows matrix of masked causal convolutions ((filter, mask) pairs) applied in order.
+
+    >>> step_matrix((((1,), (1, 1, 2, 2)),), 4) == sympy.diag(1, 1, 2, 2)
+    True
+    """
+    M = sympy.eye(rows)
+    for taps, mask in layers:
+        T = sympy.Matrix(rows, rows, lambda i, j: taps[i - j] if 0 <= i - j < len(taps) else 0)
+        M = sympy.diag(*mask) * T * M
+    return M
+
+
+def step_target(h) -> sympy.Matrix:
+    """blockdiag(I_N, T_h) for a filter of N taps: what a linear step (u | z) ↦ (u | h * z) must be."""
+    N = len(h)
+    return sympy.diag(sympy.eye(N), sympy.Matrix(N, N, lambda i, j: h[i - j] if i >= j else 0))
 
 
 def masked_layers(per: list, ell: int, rows: int) -> tuple:

@@ -34,7 +34,8 @@ import sympy
 from ..hyena import HyenaStack
 from ..model import HypothesisError, Stack
 from .hyena import _check_model
-from .hyena_2n_rows import masked_layers, route_on_2n_rows
+from .hyena_2n_rows import masked_layers, quotient_taps, route_on_2n_rows, step_target
+from .hyena_2n_rows import step_matrix as _matrix
 from .params import rational
 
 __all__ = ["RATIOS", "baseconv_on_eight_rows", "linear_step", "unit_masks"]
@@ -46,15 +47,6 @@ RATIOS = tuple((sympy.Rational(a), sympy.Rational(b)) for a, b in
                ((1, 2), (2, -1), ("1/2", 3), (-1, 3), (3, 1), (-2, 1), (2, 1), (1, -1)))
 
 
-def _series(num: tuple, r, n: int) -> list:
-    """n taps of num(X)/(1 − rX)."""
-    out, prev = [], sympy.Integer(0)
-    for i in range(n):
-        prev = (num[i] if i < len(num) else 0) + r * prev
-        out.append(prev)
-    return out
-
-
 def unit_masks(h: tuple, r1, r2):
     """Masks (ε₁, ε₂, γ) of the bottom block (N entries each, ε₁₀ = ε₂₀ = 1) with
     D_γ·A₂⁻¹D_{ε₂}A₂·A₁⁻¹D_{ε₁}A₁ = T_h for ratios r1, r2 (module text), or None when this pair
@@ -64,8 +56,8 @@ def unit_masks(h: tuple, r1, r2):
     True
     """
     n, t, x, y = len(h), *sympy.symbols("t x y")
-    g = _series((1, -r2), r1, n)          # (1 − r₂X)/(1 − r₁X)
-    eta = _series(tuple(h), r1, n)        # h/(1 − r₁X)
+    g = quotient_taps((1, -r2), r1, n)          # (1 − r₂X)/(1 − r₁X)
+    eta = quotient_taps(tuple(h), r1, n)        # h/(1 − r₁X)
     e1, e2, gp = [sympy.Integer(1)] * n, [sympy.Integer(1)] * n, [1 / sympy.Integer(h[0])] + [None] * (n - 1)
     extra = []
     for i in range(1, n):
@@ -109,21 +101,14 @@ def _layers(r1, r2, masks) -> tuple:
     one = sympy.Integer(1)
     e1, e2, gamma = masks
     return (((one, -r1), (one,) * N + e1),
-            (tuple(_series((1, -r2), r1, 2 * N)), (one,) * N + e2),
-            (tuple(_series((1,), r2, 2 * N)), (one,) * N + gamma))
+            (quotient_taps((1, -r2), r1, 2 * N), (one,) * N + e2),
+            (quotient_taps((1,), r2, 2 * N), (one,) * N + gamma))
 
 
 def step_matrix(layers) -> sympy.Matrix:
     """The 8×8 matrix of (filter, mask) pairs applied in order."""
-    M = sympy.eye(2 * N)
-    for taps, mask in layers:
-        T = sympy.Matrix(2 * N, 2 * N, lambda i, j: taps[i - j] if 0 <= i - j < len(taps) else 0)
-        M = sympy.diag(*mask) * T * M
-    return M
+    return _matrix(layers, 2 * N)
 
-
-def _target(h) -> sympy.Matrix:
-    return sympy.diag(sympy.eye(N), sympy.Matrix(N, N, lambda i, j: h[i - j] if i >= j else 0))
 
 
 def _step_channel(h: tuple, where: str) -> tuple:
@@ -135,7 +120,7 @@ def _step_channel(h: tuple, where: str) -> tuple:
             masks = unit_masks(h, r1, r2)
             if masks is not None:
                 layers = _layers(r1, r2, masks)
-                if step_matrix(layers) == _target(h):
+                if step_matrix(layers) == step_target(h):
                     return layers
     raise HypothesisError(f"{where}: no linear step (u | z) -> (u | h * z) on 8 rows is known for h = "
                           f"({', '.join(map(str, h))}); the step solver handles most filters with h0 != 0, not "

@@ -51,22 +51,13 @@ import sympy
 from ..hyena import HyenaStack
 from ..model import HypothesisError, Stack
 from .hyena import _check_model
-from .hyena_2n_rows import masked_layers, route_on_2n_rows
+from .hyena_2n_rows import masked_layers, quotient_taps, route_on_2n_rows, step_target
+from .hyena_2n_rows import step_matrix as _matrix
 from .params import rational
 
 __all__ = ["baseconv_on_six_rows", "linear_step", "step_matrix"]
 
 WHY_H = "the six-row route's linear step divides by the filter's taps, so the filter must be numeric"
-
-
-def _units(f0, f1, d1) -> tuple:
-    """Six taps of (f₀ + f₁X)/(1 + d₁X)."""
-    out, prev = [], sympy.Integer(0)
-    for i in range(6):
-        cur = (f0 if i == 0 else 0) + (f1 if i == 1 else 0) - d1 * prev
-        out.append(cur)
-        prev = cur
-    return tuple(out)
 
 
 def _step_channel(h0, h1, h2) -> tuple:
@@ -80,8 +71,8 @@ def _step_channel(h0, h1, h2) -> tuple:
         b = sympy.Integer(3 if h1 + h2 == 4 else 2)
         D = h1 - b ** 2 + h2
         return (((one, -one), (one, one, one, one, h1 / D, 0)),
-                (_units(one, -b, -one), (one, one, one, one, 0, D / (1 - b))),
-                (_units(one, 0, -b), (one, one, one, 0, h1 / b, one)))
+                (quotient_taps((one, -b), one, 6), (one, one, one, one, 0, D / (1 - b))),
+                (quotient_taps((one,), b, 6), (one, one, one, 0, h1 / b, one)))
     if h1 == 0:
         t = h2 / h0
         return (((one, 0, 2 * t), (one, one, one, one, one, 2)),
@@ -90,11 +81,11 @@ def _step_channel(h0, h1, h2) -> tuple:
         q = 1 - h1 ** 2 / (h0 * h2)
         rho = q * h2 / h1
         return (((one, -rho), (one, one, one, one, q, q ** 2)),
-                (_units(one, 0, -rho), (one, one, one, h0, h0 / q, h0 / q ** 2)))
+                (quotient_taps((one,), rho, 6), (one, one, one, h0, h0 / q, h0 / q ** 2)))
     c, e, f = h1 / h0, h0 * h2 - 2 * h1 ** 2, 3 * h0 * h2 - 2 * h1 ** 2
     return (((one, -c), (one, one, one, one, sympy.Rational(3, 4), -h1 ** 2 / e)),
-            (_units(one, c, -c), (one, one, one, one, 2, 3 * e / f)),
-            (_units(one, 0, c), (one, one, one, h0, 2 * h0 / 3, -h0 * f / (3 * h1 ** 2))))
+            (quotient_taps((one, c), c, 6), (one, one, one, one, 2, 3 * e / f)),
+            (quotient_taps((one,), -c, 6), (one, one, one, h0, 2 * h0 / 3, -h0 * f / (3 * h1 ** 2))))
 
 
 def step_matrix(layers) -> sympy.Matrix:
@@ -103,16 +94,8 @@ def step_matrix(layers) -> sympy.Matrix:
     >>> step_matrix(_step_channel(2, 0, 0)) == sympy.diag(1, 1, 1, 2, 2, 2)
     True
     """
-    M = sympy.eye(6)
-    for taps, mask in layers:
-        T = sympy.Matrix(6, 6, lambda i, j: taps[i - j] if 0 <= i - j < len(taps) else 0)
-        M = sympy.diag(*mask) * T * M
-    return M
+    return _matrix(layers, 6)
 
-
-def _target(h0, h1, h2) -> sympy.Matrix:
-    T = sympy.Matrix(3, 3, lambda i, j: (h0, h1, h2)[i - j] if i >= j else 0)
-    return sympy.diag(sympy.eye(3), T)
 
 
 def linear_step(h: list, ell: int) -> tuple:
@@ -128,7 +111,7 @@ def linear_step(h: list, ell: int) -> tuple:
         if len(taps) != 3:
             raise HypothesisError(f"h (channel {c}): the six-row step takes 3 filter taps, got {len(taps)}")
         layers = _step_channel(*taps)
-        if step_matrix(layers) != _target(*taps):   # a guard on the closed forms, not a hypothesis
+        if step_matrix(layers) != step_target(taps):   # a guard on the closed forms, not a hypothesis
             raise AssertionError(f"six-row linear step wrong for h = {taps}")
         per.append(layers)
     return masked_layers(per, ell, 6)
