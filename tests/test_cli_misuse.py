@@ -69,6 +69,14 @@ def test_bench_shifts_is_named_as_typed(capsys):
     assert "symconv: error: --shifts: must be an integer >= 2, got 1" in err
 
 
+@pytest.mark.parametrize("argv, least", [(["--max-log-n", "5"], 10), (["--max-log-n", "11", "--quick"], 12)])
+def test_bench_numeric_max_log_n_below_the_tables_is_a_usage_error(capsys, argv, least):
+    """Below the scaling table's first size the suite used to stop on an internal error (max of nothing)."""
+    assert main(["bench", "numeric", *argv]) == 2
+    err = _one_error(capsys)
+    assert f"symconv: error: --max-log-n: must be at least {least} (" in err and err.rstrip().endswith(f"got {argv[1]}")
+
+
 def test_library_messages_keep_the_python_parameter():
     from symconv.constructions.arithmetic import compile_arithmetic
     from symconv.circuits import product_circuit

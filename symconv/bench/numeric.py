@@ -45,7 +45,7 @@ import numpy as np
 
 from . import LAYER_FLOOR_TARGET, Record, positive_int
 from .. import exact, numeric
-from ..model import Layer, Stack
+from ..model import HypothesisError, Layer, Stack
 from ..progress import Progress
 
 DESCRIPTION = "FFT layer vs its floor and torch, memory, N log N scaling, errors, exact convolution"
@@ -380,6 +380,11 @@ def run(args: argparse.Namespace) -> list[Record]:
     only = set(getattr(args, "only", None) or FIGURES)
     repeats = max(1, getattr(args, "repeats", 5))
     max_log_n = getattr(args, "max_log_n", 22) - s
+    least = 10 - s // 2 + s
+    if only & {"scaling", "error"} and max_log_n + s < least:
+        why = f"--quick divides every size by 2^{s} and the tables start at N = 2^{least - s}" if quick else \
+            f"the scaling and error tables start at N = 2^{least}"
+        raise HypothesisError(f"max_log_n: must be at least {least} ({why}), got {max_log_n + s}")
     records: list[Record] = []
     series: dict = {}
     steps = len(only - {"scaling"}) + (max_log_n - (10 - s // 2) + 1 if "scaling" in only else 0)
