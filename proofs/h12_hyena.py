@@ -239,7 +239,7 @@ def one_bounds():
 
 # ---------------------------------------------------------------- Hyena → BaseConv at N = 2, N' < 2N, on 4 rows
 
-SIZES_TWO = (SizeParam("Np", 2, 3), SizeParam("L", 1, 3), SizeParam("d", 1, 2))
+SIZES_TWO = (SizeParam("Np", 2), SizeParam("L", 1, 3), SizeParam("d", 1, 2))
 
 
 def filters_two(ell, d, Np=None):
@@ -270,7 +270,7 @@ def build_on_2n_rows(N, model_of, route):
 
 # ---------------------------------------------------------------- Hyena → BaseConv at N = 3, N' < 2N, on 6 rows
 
-SIZES_THREE = (SizeParam("Np", 3, 5), SizeParam("L", 1, 3), SizeParam("d", 1, 2))
+SIZES_THREE = (SizeParam("Np", 3), SizeParam("L", 1, 3), SizeParam("d", 1, 2))
 # one filter (h₀, h₁, h₂) of each case of the six-row linear step: generic (k = 2), h₂ = 0 (k = 3), h₀ = 0 (k = 3),
 # h₁ = 0, h₀ = h₁ = 0 (k = 2), h₁² = h₀h₂ (k = 3), h₁ = h₂ = 0 (k = 1)
 TAPS_THREE = [(3, -2, 5), (2, 3, 0), (0, 5, 1), (-1, 0, 3), (0, 0, 4), (1, 2, 4), (2, 0, 0)]
@@ -286,7 +286,7 @@ def filters_three(ell, d, Np):
 
 # ---------------------------------------------------------------- Hyena → BaseConv at N = 4, N' < 2N, on 8 rows
 
-SIZES_FOUR = (SizeParam("Np", 4, 7), SizeParam("L", 1, 3), SizeParam("d", 1, 2))
+SIZES_FOUR = (SizeParam("Np", 4), SizeParam("L", 1, 3), SizeParam("d", 1, 2))
 # filters (h₀, …, h₃) the eight-row step handles: six solved three-layer steps and h₁ = h₂ = h₃ = 0 (one layer)
 TAPS_FOUR = [(3, -2, 5, 1), (1, 2, 3, -1), (2, 0, 0, 0), (-2, 1, 3, 3), (1, -1, 2, 5), (2, 3, -1, 1), (-1, 2, 2, -3)]
 
@@ -320,7 +320,7 @@ def claim_on_2n_rows(N, route, variant, note, L_note):
                  f"({N}, 5L, d, N' + {N}, d) BaseConv model",
                  sizes, lambda z: claimed_5L({"N": N, **z}),
                  (Variant(variant, build_on_2n_rows(N, hyena_model_2n(N, filters), route), note=note),),
-                 (), cost=lambda z: float((N * z["d"] + 1) ** (2 * z["L"])),
+                 (Hypothesis(Np < 2 * N),), cost=lambda z: float((N * z["d"] + 1) ** (2 * z["L"])),
                  bounds=signature_bounds("5L", "N' + N", "d' = d", L_certs=both(not_identity, degree),
                                          at_L=largest("L"), notes={"L": L_note}))
 

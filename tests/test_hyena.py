@@ -236,3 +236,11 @@ def test_one_causal_layer_multiplies_by_p_and_keeps_u_on_2N_rows():
     assert all(sympy.expand(out[i, 0] - u.entries[i, 0]) == 0 for i in range(N))
     assert all(sympy.expand(out[N + i, 0] - q.entries[i, 0] * (w * u.entries[i, 0] + b.entries[i, 0])) == 0
                for i in range(N))
+
+
+def test_two_n_row_claims_never_check_past_their_hypothesis_n_prime_below_2n():
+    """N' < 2N is a hypothesis of the 2N-row claims, not a cost cap: --max-size must not lift N' past 2N − 1
+    (it used to: at --max-size 8 the N = 2 claim reported N' up to 8 as checked)."""
+    (v,) = verify(TWO, max_size=8)
+    assert v.checked.startswith("2 ≤ Np ≤ 3, ") and "Np ≤" not in v.checked.partition("(caps:")[2]
+    assert all(TWO.holds_for({"Np": np_, "L": 1, "d": 1}) == (np_ < 4) for np_ in range(2, 9))
