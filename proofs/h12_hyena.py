@@ -297,6 +297,12 @@ def filters_four(ell, d, Np):
     return [[rows[c][t] for c in range(d)] for t in range(4)]
 
 
+FIXED_ONE = ("one model per size: W^1, W^L, b, h and u symbolic, the middle W^l fixed rationals "
+             "(middle_weights)")
+FIXED_2N = ("one model per size: W^L, b and u symbolic, the filters and W^1 … W^{L-1} fixed rationals "
+            "(middle_weights and the box's filter table)")
+
+
 def hyena_model_2n(N, filters):
     """The (N, L, d, N', d) Hyena model of a 2N-row box point: W^1 … W^{L-1} fixed (middle_weights: for d ≥ 2
     invertible at ℓ = 1, rank one at ℓ = 2), W^L and b symbolic, the filters fixed (``filters(ℓ, d, N')``)."""
@@ -319,7 +325,8 @@ def claim_on_2n_rows(N, route, variant, note, L_note):
                  f"the case N <= N' < 2N at N = {N} (N' = {nps}): an ({N}, L, d, N', d) Hyena model is a "
                  f"({N}, 5L, d, N' + {N}, d) BaseConv model",
                  sizes, lambda z: claimed_5L({"N": N, **z}),
-                 (Variant(variant, build_on_2n_rows(N, hyena_model_2n(N, filters), route), note=note),),
+                 (Variant(variant, build_on_2n_rows(N, hyena_model_2n(N, filters), route), note=note,
+                          instances=FIXED_2N),),
                  (Hypothesis(Np < 2 * N),), cost=lambda z: float((N * z["d"] + 1) ** (2 * z["L"])),
                  bounds=signature_bounds("5L", "N' + N", "d' = d", L_certs=both(not_identity, degree),
                                          at_L=largest("L"), notes={"L": L_note}))
@@ -412,7 +419,7 @@ CLAIMS = [
           "the case N <= N' < 2N at N = 1 (so N' = 1): an (1, L, d, 1, d) Hyena model is a (1, 5L, d, 2, d) "
           "BaseConv model",
           SIZES_ONE, lambda z: claimed_5L({"N": 1, "Np": 1, **z}),
-          (Variant("on N'+N = 2 rows", build_two_rows,
+          (Variant("on N'+N = 2 rows", build_two_rows, instances=FIXED_ONE,
                    note="prep (z^1 | u), swap (u | z^1), per middle layer a twist u·G + g and a product with "
                         "W = G^-1 per set of independent columns of W^l, final gate on the top row: 2L - 1 layers "
                         "at most for invertible middle W^l, at most 3 + 2d(L - 2) (above 5L for some singular "

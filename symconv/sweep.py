@@ -297,7 +297,8 @@ class Box:
         return head + tail
 
     def short(self) -> str:
-        """The ranges only, capped ones starred: ``N≤8,s≤7,d≤2*: 72 pts``."""
+        """The ranges only, capped ones starred: ``N≤8,s≤7,d≤2*: 72 pts``; a dagger (``72 pts†``) where the
+        points were checked on instances (some parameters fixed or random, see ``instances``)."""
         if self.given:
             return f"given: {self.points} pts"
         capped = {c.text.split(" ")[0] for c in self.caps if not c.raised}
@@ -306,7 +307,7 @@ class Box:
             parts.append(self._range(n, lo, hi, True) + ("*" if n in capped else ""))
         prod = [c.text.replace(" ", "") for c in self.caps if not c.raised and "·" in c.text]
         body = ",".join(parts + prod)
-        return f"{body}: {self.points} pts"
+        return f"{body}: {self.points} pts" + ("†" if self.instances else "")
 
     def as_dict(self) -> dict:
         return {"checked": self.ranges(), "points": self.points,

@@ -244,3 +244,16 @@ def test_two_n_row_claims_never_check_past_their_hypothesis_n_prime_below_2n():
     (v,) = verify(TWO, max_size=8)
     assert v.checked.startswith("2 ≤ Np ≤ 3, ") and "Np ≤" not in v.checked.partition("(caps:")[2]
     assert all(TWO.holds_for({"Np": np_, "L": 1, "d": 1}) == (np_ < 4) for np_ in range(2, 9))
+
+
+def test_small_n_claims_say_which_parameters_their_box_fixed():
+    """The N' + N row claims check one model per size with some parameters fixed rationals: the verdict says so
+    (checked text, JSON ``instances``, the dagger of the table's short box); a fully symbolic claim says nothing."""
+    (v,) = verify(TWO, max_size=3)
+    assert "the filters and W^1 … W^{L-1} fixed rationals" in v.checked
+    assert v.box.as_dict()["instances"].startswith("one model per size")
+    assert v.box.short().endswith("pts†")
+    assert "the middle W^l fixed rationals" in ONE.variants[0].instances
+    assert {c.variants[0].instances for c in (THREE, FOUR)} == {TWO.variants[0].instances}
+    (w,) = verify(WIDE, max_size=2)[:1]
+    assert w.box.as_dict()["instances"] is None and not w.box.short().endswith("†")
