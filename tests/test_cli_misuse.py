@@ -69,12 +69,23 @@ def test_bench_shifts_is_named_as_typed(capsys):
     assert "symconv: error: --shifts: must be an integer >= 2, got 1" in err
 
 
-@pytest.mark.parametrize("argv, least", [(["--max-log-n", "5"], 10), (["--max-log-n", "11", "--quick"], 12)])
-def test_bench_numeric_max_log_n_below_the_tables_is_a_usage_error(capsys, argv, least):
-    """Below the scaling table's first size the suite used to stop on an internal error (max of nothing)."""
-    assert main(["bench", "numeric", *argv]) == 2
+def test_bench_numeric_max_log_n_below_the_tables_is_a_usage_error(capsys):
+    """Below the scaling table's first size the suite used to stop on an internal error (max of nothing); the
+    option's type states the real minimum (it used to say "positive integer" and then refuse 5)."""
+    with pytest.raises(SystemExit) as e:
+        main(["bench", "numeric", "--max-log-n", "5"])
+    assert e.value.code == 2
+    assert "argument --max-log-n: must be an integer >= 10, got 5" in capsys.readouterr().err
+    assert main(["bench", "numeric", "--max-log-n", "11", "--quick"]) == 2
     err = _one_error(capsys)
-    assert f"symconv: error: --max-log-n: must be at least {least} (" in err and err.rstrip().endswith(f"got {argv[1]}")
+    assert "symconv: error: --max-log-n: must be at least 12 (" in err and err.rstrip().endswith("got 11")
+
+
+def test_bench_circuits_max_w_states_its_minimum(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["bench", "circuits", "--max-w", "3", "--ratios-only"])
+    assert e.value.code == 2
+    assert "argument --max-w: must be an integer >= 4, got 3" in capsys.readouterr().err
 
 
 def test_library_messages_keep_the_python_parameter():

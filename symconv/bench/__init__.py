@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from ..commands import nonnegative_int, positive_int  # noqa: F401  (the bench modules' option types)
+from ..commands import int_at_least, nonnegative_int, positive_int  # noqa: F401  (the bench modules' option types)
 
 #: one dense numeric layer over the bare rfft + irfft floor of the same shapes: the target that
 #: ``bench core`` and ``bench numeric`` both hold it to (one source, so the two cannot disagree)

@@ -42,7 +42,7 @@ import time
 
 import numpy as np
 
-from . import Record, positive_int
+from . import Record, int_at_least, positive_int
 
 DESCRIPTION = "Theorem H.21 compiler: exact width-16 check, numeric width-4096 run, RetNet at N=1024"
 
@@ -55,7 +55,9 @@ def add_arguments(p) -> None:
     p.add_argument("--shifts", type=int, default=None,
                    help="lean layout: the most shifts of a merged routing stage that needs a spread (default 3: tight's N'; "
                         "more: fewer layers on N' <= shifts·(K + S) rows)")
-    p.add_argument("--max-w", type=positive_int, default=16, help="widest random circuit of the ratios (default 16)")
+    p.add_argument("--max-w", type=int_at_least(4), default=16,
+                   help="widest level of the random circuits of the ratios, at least 4 (default 16); their cut "
+                        "width w, which the labels and bounds use, can be larger")
     p.add_argument("--plot", metavar="FILE.png", help="draw L, N' and d' ratios against w (matplotlib)")
     p.add_argument("--ratios-only", action="store_true", help="only the signature ratios (no timed figures)")
     p.add_argument("--width", type=positive_int, default=4096, help="inputs of the numeric product circuit (default 4096)")

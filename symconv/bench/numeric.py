@@ -43,7 +43,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import LAYER_FLOOR_TARGET, Record, positive_int
+from . import LAYER_FLOOR_TARGET, Record, int_at_least, positive_int
 from .. import exact, numeric
 from ..model import HypothesisError, Layer, Stack
 from ..progress import Progress
@@ -54,7 +54,9 @@ FIGURES = ("layer", "torch", "run", "memory", "fft", "scaling", "error", "exact"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plot", metavar="FILE.png", help="draw time and error against N (matplotlib)")
-    parser.add_argument("--max-log-n", type=positive_int, default=22, help="largest N = 2^k of the scaling table (22)")
+    parser.add_argument("--max-log-n", type=int_at_least(10), default=22,
+                        help="largest N = 2^k of the scaling and error tables, at least 10 (12 with --quick); "
+                             "default 22")
     parser.add_argument("--repeats", type=positive_int, default=5, help="timed repeats of each figure (best kept; 5)")
     parser.add_argument("--quick", action="store_true", help="every size / 2^4 (a fast look, not the targets)")
     parser.add_argument("--only", choices=FIGURES, action="append", help="run only these figures (repeatable)")

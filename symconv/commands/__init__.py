@@ -11,9 +11,16 @@ def _int_at_least(least: int, what: str):
         except ValueError:
             raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
         if value < least:
-            raise argparse.ArgumentTypeError(f"must be a {what} integer, got {value}")
+            raise argparse.ArgumentTypeError(f"must be a {what} integer, got {value}" if what else
+                                             f"must be an integer >= {least}, got {value}")
         return value
     return parse
+
+
+def int_at_least(least: int):
+    """An argparse type for an option whose rule is a minimum other than 0 or 1: ``int_at_least(4)("3")``
+    is a usage error ``must be an integer >= 4, got 3``."""
+    return _int_at_least(least, "")
 
 
 #: argparse type of a count option (``--repeats``, ``--d``, …): ``positive_int("3") == 3``; 0 is refused

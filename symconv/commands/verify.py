@@ -181,7 +181,7 @@ def details(verdicts: list[Verdict], width: int | None = None) -> list[str]:
             lines.append(wrap(f"closest repair: {v.repair.repairs[0].describe()} (searched "
                               f"{v.repair.searched} edit sets up to {v.repair.max_edits} edits, "
                               f"{v.repair.seconds:.1f} s)"))
-        if v.box is not None and any(not c.raised for c in v.box.caps):
+        if v.box is not None and (any(not c.raised for c in v.box.caps) or v.box.where or v.box.instances):
             lines.append(wrap(f"checked: {v.box.text()}"))
             for c in v.box.caps:
                 if not c.raised:
