@@ -444,7 +444,7 @@ def plan_raise(params: Sequence[SizeParam], caps: Sequence[Cap], max_size: int,
             continue
         est = estimate(pts)
         if not raise_caps:
-            statuses.append(CapStatus(text, False, est))
+            statuses.append(CapStatus(text, False, est, "kept without --max-size"))
             continue
         left = budget_s - (time.perf_counter() - t0)
         if est is None or est > left:

@@ -99,6 +99,8 @@ def test_verify_with_a_shared_budget_names_the_caps_it_keeps():
     assert v.sizes_checked == 2 and not v.box.caps[0].raised and v.box.caps[0].reason.startswith("kept")
     (v,) = verify(c, max_size=5, raise_caps=True, time_budget=TimeBudget(60, parts=1))
     assert v.sizes_checked == 5 and v.box.caps[0].raised
+    (v,) = verify(c, max_size=5)  # no --max-size given: the cap stays, and its JSON reason says why
+    assert v.sizes_checked == 2 and v.box.as_dict()["capped_by"][0]["reason"] == "kept without --max-size"
 
 
 # ---------------------------------------------------------------- the decision procedure's shortcut

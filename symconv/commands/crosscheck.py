@@ -122,7 +122,16 @@ class Outcome:
 
 
 def _gib(n: int | None) -> str:
-    return "?" if n is None else f"{n / 2 ** 30:.3g} GiB"
+    """``256 GiB``, ``1,280 GiB``, ``0.5 GiB``: three significant digits below 100 GiB, whole GiB above
+    (no exponent notation).
+
+    >>> _gib(1280 << 30), _gib(1 << 29), _gib(None)
+    ('1,280 GiB', '0.5 GiB', '?')
+    """
+    if n is None:
+        return "?"
+    v = n / 2 ** 30
+    return f"{v:.3g} GiB" if v < 100 else f"{v:,.0f} GiB"
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
