@@ -111,3 +111,15 @@ def test_as_typed_renames_only_the_option_and_value_typed(message, renamed):
         assert got is exc
     else:
         assert str(got) == renamed
+
+
+def test_bench_numeric_quick_shows_the_targets_but_grades_nothing(capsys):
+    """--quick runs every size / 2^4: its figures sit beside the full-size targets, none graded, exit 0 (it used
+    to print NO against the full-size targets and exit 1)."""
+    import json
+
+    assert main(["bench", "numeric", "--quick", "--only", "error", "--repeats", "1", "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    recs = json.loads(out[out.index("["):])
+    assert recs and all(r["ok"] is None and r["detail"].startswith("not graded (--quick)") for r in recs)
+    assert all(r["target"].endswith("at full size") for r in recs)
