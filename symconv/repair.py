@@ -1275,9 +1275,17 @@ def errata_without_search(claims: Iterable) -> list:
             and (c.id, c.name, v.name) not in NOT_SEARCHED]
 
 
+def _keyed(key: tuple, report: RepairReport) -> RepairReport:
+    """The report named as the variant it repairs: one search serves several variants (H.16's three readings of
+    one printed line, H.10 with and without the printed blocks' fit), so the registry key names it."""
+    claim_id, name, variant = key
+    return replace(report, result=f"{claim_id} {name}", variant=variant)
+
+
 def report_all() -> list:
-    """(key, RepairReport) for every erratum of :data:`REPAIRS` (each search cached in-process)."""
-    return [(key, fn()) for key, fn in REPAIRS.items()]
+    """(key, RepairReport) for every erratum of :data:`REPAIRS` (each search cached in-process), each report
+    named by its key."""
+    return [(key, _keyed(key, fn())) for key, fn in REPAIRS.items()]
 
 
 def repair_for(claim_id: str, name: str, variant: str) -> RepairReport | None:
@@ -1285,6 +1293,8 @@ def repair_for(claim_id: str, name: str, variant: str) -> RepairReport | None:
 
     >>> repair_for("H.9", "add_n", "printed call").repairs[0].edits[0].new
     'b²₂'
+    >>> repair_for("H.16", "butterfly_factor_matrix", "d_i = diag D_i").variant
+    'd_i = diag D_i'
     """
     fn = REPAIRS.get((claim_id, name, variant))
-    return fn() if fn is not None else None
+    return _keyed((claim_id, name, variant), fn()) if fn is not None else None

@@ -230,3 +230,12 @@ def test_every_erratum_of_the_block_proofs_has_a_search_or_a_reason():
         mod = load_module(proofs_dir() / fname)
         assert R.errata_without_search(mod.CLAIMS) == [], fname
     assert not set(R.REPAIRS) & set(R.NOT_SEARCHED)
+
+
+def test_a_search_shared_by_several_variants_is_named_by_each():
+    """H.16's three readings of one printed line share one search; each report names its own variant (all three
+    used to say "as printed"), and every registry report names its claim."""
+    for variant in ("as printed", "B x ≡ ΣD_i′⊙u", "d_i = diag D_i"):
+        rep = R.repair_for("H.16", "butterfly_factor_matrix", variant)
+        assert (rep.result, rep.variant) == ("H.16 butterfly_factor_matrix", variant)
+    assert all((rep.result, rep.variant) == (f"{k[0]} {k[1]}", k[2]) for k, rep in R.report_all())
