@@ -476,7 +476,7 @@ CLAIMS = [
                    fails_at=("z^ℓ_BaseConv = Hyena^ℓ(u)",),
                    note="symbolic b2: the printed induction drops the bias inside the convolution"),
            Variant("corrected (b2 = 0)", build_baseconv_to_hyena(False), numeric=baseconv_numeric,
-                   proof=lambda z: hyena_chain_induction(z["N"]),
+                   proof=lambda z: hyena_chain_induction(z["N"]), covers="b2 = 0",
                    note="a chain of one-layer Hyena models, projection (W, b1), filter h"),
            Variant("one L-layer Hyena (b2 = 0)", build_baseconv_to_hyena(False, chain=False), expect="fails",
                    fails_at=("z^ℓ_BaseConv = Hyena^ℓ(u)",),

@@ -152,7 +152,9 @@ class Variant:
     steps).  ``reading`` says how the variant reads the paper when that is not
     literal (e.g. ``"not stated in the paper"``, ``"obvious reading: b²₂ for the
     second b²₁"``).  ``instances`` describes random parameters (count per size
-    and seed).  ``numeric(N, d, batch, rng)`` builds a :class:`NumericCase` for
+    and seed).  ``covers`` names the models a holding variant is restricted to
+    when they are fewer than the claim's (``"b2 = 0"``): a bound it meets is
+    then reported as met for those models only.  ``numeric(N, d, batch, rng)`` builds a :class:`NumericCase` for
     cross-checks at scale.  ``proof`` (with ``build``) is an all-sizes proof of a
     route whose layer count is itself a size: sizes → a
     :class:`~symconv.parametric.check.Induction` over the same layer functions
@@ -170,6 +172,7 @@ class Variant:
     reading: str = ""
     instances: str = ""
     extra_steps: Callable[[Mapping[str, int], Instance], tuple] | None = None
+    covers: str = ""
     proof: Callable[..., Any] | None = None
 
     def __post_init__(self) -> None:

@@ -329,3 +329,20 @@ def test_the_tight_lower_bound_is_shown_where_claimed_and_built_agree():
     other = BoundResult("N'", "N' + N", False, "v", "met", 1.0, "met",
                         (BoundPoint((("L", 2),), 3, 2, 2), BoundPoint((("L", 4),), 2, 2, 1)))
     assert other.shown_lower == (1, (("L", 4),))   # a different claimed value: the shown point's own
+
+
+def test_a_bound_met_only_by_a_restricted_variant_says_for_which_models():
+    """Prop. H.12's BaseConv -> Hyena holds only for b2 = 0: its bounds are 'met for b2 = 0 only', in the
+    verdict text and in JSON; a bound met by an unrestricted variant says nothing of the kind."""
+    from symconv.certificates.bounds import claim_rows, describe
+
+    claims = registry.select(registry.load_proofs([])[0], ["H.12"])
+    (converse,) = [c for c in claims if c.name == "BaseConv -> Hyena"]
+    verdicts = verify(converse, max_size=2)
+    rows = claim_rows(verdicts)
+    assert [r[-1] for r in rows] == ["met for b2 = 0 only"] * 3
+    (held,) = [v for v in verdicts if v.variant == "corrected (b2 = 0)"]
+    assert all(b.as_dict()["only_for"] == "b2 = 0" and describe(b).endswith("met for b2 = 0 only")
+               for b in held.bounds)
+    wide = verify(claims[0], max_size=2)
+    assert all(r[-1] != "" and "only" not in r[-1] for r in claim_rows(wide))

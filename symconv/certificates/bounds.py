@@ -162,15 +162,20 @@ class BoundResult:
     refutation: str = ""
     note: str = ""
     unbuilt: int = 0  # sizes checked only for variants that fail: the verdict does not cover them
+    scope: str = ""   # the models the building variants are restricted to (Variant.covers), '' for all
 
     @property
     def where(self) -> str:
-        """'' or, when some sizes have no stack, which sizes the verdict covers (appended to it)."""
-        if not self.unbuilt or self.verdict not in ("met", "met up to c"):
+        """'' or, appended to a met verdict: the models it covers when its variants are restricted
+        (``for b2 = 0 only``), and which sizes, when some have no stack."""
+        if self.verdict not in ("met", "met up to c"):
             return ""
-        n = len(self.points)
-        return (f" where built ({n - self.unbuilt} of {n} sizes; the other {self.unbuilt} were checked only for "
-                "variants that fail)")
+        out = f" for {self.scope} only" if self.scope else ""
+        if self.unbuilt:
+            n = len(self.points)
+            out += (f" where built ({n - self.unbuilt} of {n} sizes; the other {self.unbuilt} were checked only "
+                    "for variants that fail)")
+        return out
 
     @property
     def lower(self) -> int | None:
@@ -237,7 +242,7 @@ class BoundResult:
                 "certificate": self.kinds, "verdict": self.verdict,
                 "c": self.c if self.c is None or math.isfinite(self.c) else None,  # JSON has no infinity
                 "c_unbounded": self.c is not None and not math.isfinite(self.c), "expect": self.expect,
-                "unbuilt_sizes": self.unbuilt,
+                "unbuilt_sizes": self.unbuilt, "only_for": self.scope or None,
                 "proves": [c.proves for c in self.certificates], "refutation": self.refutation or None,
                 "points": [{"sizes": dict(p.sizes), "claimed": p.claimed, "built": p.built, "lower": p.lower}
                            for p in self.points]}
@@ -260,7 +265,7 @@ def describe(r: BoundResult) -> str:
              if lo is not None else "no lower-bound certificate")
     shape = f"f = {_fmt(sh.claimed)}" if r.big_o else f"claimed {_fmt(sh.claimed)}"
     verdict = r.verdict if r.verdict != "met up to c" else f"met up to c = {_fmt(r.c)}"
-    if r.big_o and r.verdict == "met up to c":
+    if r.big_o and r.verdict in ("met", "met up to c"):
         verdict += " (measured on the box)"
     verdict += r.where
     return (f"{r.quantity}: claimed {r.text} ({shape} at {sz}), built {built} [{r.variant}], {lower}: {verdict}")
@@ -356,8 +361,9 @@ def assess_variant(bound: Bound, claim: Any, variant_name: str, built: Sequence,
     verdict, c = _verdict(points, refuted)
     allc = tuple(x for v in certs.values() for x in v
                  if x.quantity == bound.quantity or (bound.quantity == "L" and x.quantity == "general layers"))
+    scope = next((getattr(x, "covers", "") for x in getattr(claim, "variants", ()) if x.name == variant_name), "")
     return BoundResult(bound.quantity, bound.text, bound.big_o, variant_name, verdict, c, bound.expect, points, allc,
-                       refuted, bound.note)
+                       refuted, bound.note, scope=scope)
 
 
 def summarise(results: Sequence[BoundResult]) -> BoundResult | None:
@@ -394,8 +400,12 @@ def summarise(results: Sequence[BoundResult]) -> BoundResult | None:
     variant = names[0] if len(names) == 1 else ("; ".join(names) if names else first.variant)
     certs = tuple(dict.fromkeys(x for r in results for x in r.certificates))
     unbuilt = sum(p.built is None for p in points) if verdict != "not built" else 0
+    scopes = {r.variant: r.scope for r in results}
+    # restricted only when every variant that built a point is: one unrestricted variant covers every model there
+    scope = "; ".join(dict.fromkeys(scopes.get(n, "") for n in names)) \
+        if names and all(scopes.get(n) for n in names) else ""
     return BoundResult(first.quantity, first.text, first.big_o, variant, verdict, c, first.expect, points, certs,
-                       "", first.note, unbuilt)
+                       "", first.note, unbuilt, scope)
 
 
 def signature_points(points: Sequence[tuple], holds: bool) -> list:
