@@ -123,3 +123,10 @@ def test_bench_numeric_quick_shows_the_targets_but_grades_nothing(capsys):
     recs = json.loads(out[out.index("["):])
     assert recs and all(r["ok"] is None and r["detail"].startswith("not graded (--quick)") for r in recs)
     assert all(r["target"].endswith("at full size") for r in recs)
+
+
+def test_verify_time_budget_without_max_size_is_refused(capsys):
+    """--time-budget only limits the lifting of cost caps, which only an explicit --max-size does: alone it used to
+    be accepted and ignored."""
+    assert main(["verify", "H.9", "--time-budget", "600"]) == 2
+    assert "symconv: error: --time-budget: applies only with --max-size" in _one_error(capsys)

@@ -36,8 +36,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--max-size", type=int, default=None, metavar="K",
                    help=f"largest size swept (default {DEFAULT_MAX_SIZE}); given explicitly, it also lifts the "
                         "proofs' cost caps to K where the estimated time fits --time-budget")
-    p.add_argument("--time-budget", type=float, default=DEFAULT_TOTAL_BUDGET, metavar="S",
-                   help="seconds that lifting caps may take in all, shared by the variants in turn (each may use "
+    p.add_argument("--time-budget", type=float, default=None, metavar="S",
+                   help="with --max-size: seconds that lifting caps may take in all, shared by the variants in turn "
+                        "(each may use "
                         "up to 4x what is left over the variants to come; a cap that would not fit is kept and "
                         "named with its estimate; "
                         f"default {DEFAULT_TOTAL_BUDGET:g})")
@@ -284,7 +285,8 @@ def _run(claims, args, executor, progress) -> tuple[list, list]:
     verdicts, problems = [], []
     explicit = args.max_size is not None
     max_size = args.max_size if explicit else DEFAULT_MAX_SIZE
-    budget = TimeBudget(args.time_budget, sum(len(c.variants) for c in claims))  # one total for the command
+    total = DEFAULT_TOTAL_BUDGET if args.time_budget is None else args.time_budget
+    budget = TimeBudget(total, sum(len(c.variants) for c in claims))  # one total for the command
     for c in claims:
         try:
             verdicts.extend(verify(c, max_size=max_size, executor=executor, raise_caps=explicit,
@@ -300,8 +302,11 @@ def _run(claims, args, executor, progress) -> tuple[list, list]:
 def main(args: argparse.Namespace) -> int:
     if args.max_size is not None and args.max_size < 1:
         raise HypothesisError(f"--max-size: must be at least 1, got {args.max_size}")
-    if not args.time_budget > 0:
+    if args.time_budget is not None and not args.time_budget > 0:
         raise HypothesisError(f"--time-budget: must be a positive number of seconds, got {args.time_budget}")
+    if args.time_budget is not None and args.max_size is None:
+        raise HypothesisError("--time-budget: applies only with --max-size (it is the time for lifting the proofs' "
+                              "cost caps, which only an explicit --max-size lifts); give --max-size K too")
     workers = getattr(args, "workers", 1)
     if workers < 1:
         raise HypothesisError(f"--workers: must be at least 1, got {workers}")
