@@ -300,8 +300,9 @@ CLAIMS = [
     family("random", "random circuits: width 2k, depth k, 2k inputs (k = 1, 2, 4, 8: width up to 16)",
            lambda s: ("random", s["k"]), lambda s: 2 * s["k"], (SizeParam("k", 1, 8),),
            (Hypothesis(pow2(size("k"))),),
-           numeric=numeric_for("random"), h20_where=Hypothesis(size("k") <= 4, why="a cost limit of this variant, not a hypothesis of "
-                                                             "the claim: k = 8 is not checked"),
+           numeric=numeric_for("random"),
+           h20_where=Hypothesis(size("k") <= 4, why="a cost limit of this variant, not a hypothesis of the claim: "
+                                                    "k = 8 is not checked"),
            tight_numeric=numeric_for("random", "tight"), lean_numeric=numeric_for("random", "lean"),
            cells_numeric=numeric_for("random", "cells"),
            extra=(Variant("linear chains merged", lambda s: instance(("random", s["k"]), 2 * s["k"], 1, True),

@@ -154,8 +154,8 @@ class Variant:
     second b²₁"``).  ``instances`` describes random parameters (count per size
     and seed).  ``covers`` names the models a holding variant is restricted to
     when they are fewer than the claim's (``"b2 = 0"``): a bound it meets is
-    then reported as met for those models only.  ``numeric(N, d, batch, rng)`` builds a :class:`NumericCase` for
-    cross-checks at scale.  ``proof`` (with ``build``) is an all-sizes proof of a
+    then reported as met for those models only.  ``numeric(N, d, batch, rng)``
+    builds a :class:`NumericCase` for cross-checks at scale.  ``proof`` (with ``build``) is an all-sizes proof of a
     route whose layer count is itself a size: sizes → a
     :class:`~symconv.parametric.check.Induction` over the same layer functions
     that ``build`` instantiates.

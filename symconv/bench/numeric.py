@@ -59,7 +59,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="largest N = 2^k of the scaling and error tables, at least 10 (12 with --quick); "
                              "default 22")
     parser.add_argument("--repeats", type=positive_int, default=5, help="timed repeats of each figure (best kept; 5)")
-    parser.add_argument("--quick", action="store_true", help="every size / 2^4: a fast look, shown beside the full-size targets, not graded")
+    parser.add_argument("--quick", action="store_true",
+                        help="every size / 2^4: a fast look, shown beside the full-size targets, not graded")
     parser.add_argument("--only", choices=FIGURES, action="append", help="run only these figures (repeatable)")
 
 
