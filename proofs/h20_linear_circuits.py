@@ -151,22 +151,33 @@ def numeric_narrow(N, d, batch, rng):
     return _numeric_matrix(compile_matrix_narrow, N, d, batch, rng)
 
 
+#: the families drawn at random: each size point checks one seeded circuit (the input stays symbolic)
+SEEDED = {"permutation": "one seeded permutation circuit per size (seed 10·n + d)",
+          "sparse random": "one seeded sparse circuit per size (integer coefficients ±1…±3, seed 10·n + d)",
+          "dense random": "one seeded dense circuit per size (integer coefficients ±1…±3, seed 10·n + d)"}
+
+
+def variant(name, *args, **kw):
+    """A Variant of family ``name``, saying which circuit it checks where the family is drawn at random."""
+    return Variant(*args, instances=SEEDED.get(name, ""), **kw)
+
+
 CLAIMS = [
     Claim("H.20", f"linear circuit: {name}",
           "an (nd, s, Δ, w)-linear circuit as an (n, Δ', d, w, d)-BaseConv, Δ' = O(Δ log w) "
           "(claimed L shown as Δ·⌈log w⌉)",
           SIZES, claimed(name),
-          (Variant("matrix route", build(name, "matrix"), numeric=numeric if name == "sparse random" else None,
+          (variant(name, "matrix route", build(name, "matrix"), numeric=numeric if name == "sparse random" else None,
                    note="matrix split into weighted permutations, Beneš networks of butterfly factors; "
                         "N' = E·R₀, d' = 3D"),
-           Variant("levels route", build(name, "levels"),
+           variant(name, "levels route", build(name, "levels"),
                    numeric=numeric_levels(False) if name == "sparse random" else None,
                    note="one matrix per depth level on the live wires; L = Δ·(4 log E + Beneš) + 1"),
-           Variant("matrix route, d' = d", build(name, "matrix", True),
+           variant(name, "matrix route, d' = d", build(name, "matrix", True),
                    numeric=numeric_narrow if name == "sparse random" else None,
                    note="the matrix route's factors on H.16's d' = d route: N' = 2·E·R₀, d' = D "
                         "(= d for d a power of two); 2 layers a channel factor, 3 a row factor"),
-           Variant("levels route, d' = d", build(name, "levels", True),
+           variant(name, "levels route, d' = d", build(name, "levels", True),
                    numeric=numeric_levels(True) if name == "sparse random" else None,
                    note="the levels route's factors on H.16's d' = d route: N' = 2·E·P/D, d' = D")),
           (POW2,) if name == "Walsh-Hadamard" else (),

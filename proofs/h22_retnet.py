@@ -174,20 +174,23 @@ H22_BOUNDS = (
                "fails as a bound uniform in N and d (N fixed, d → ∞); it is not refuted where d = O(N)"),
 )
 
+#: what the compiled and eq. 7 variants check per size: γ and u symbolic, the weights fixed (``weights``)
+FIXED = "one model per size: γ and u symbolic, W_A, W_C, W_V fixed integers (weights(d), seed 100 + d)"
+
 CLAIMS = [
     Claim("H.22", "RetNet", "the compiled RetNet circuit equals the recurrence (equation 6) and read-out",
           SIZES, claimed,
-          (Variant("scan form", build("scan"), numeric=numeric,
+          (Variant("scan form", build("scan"), numeric=numeric, instances=FIXED,
                    note="z by doubling: S ← S + γ^{2^b}·shift_{2^b}(S)"),
-           Variant("recurrence form", build("recurrence"), note="z^n = γ z^{n−1} + P_n gate by gate"),
-           Variant("scan form, lean layout", build("scan", layout="lean"),
+           Variant("recurrence form", build("recurrence"), instances=FIXED, note="z^n = γ z^{n−1} + P_n gate by gate"),
+           Variant("scan form, lean layout", build("scan", layout="lean"), instances=FIXED,
                    note="the same circuit compiled with Theorem H.21's lean layout (about half the layers, 3/4 of "
                         "the rows; the cell layout needs numeric coefficients and γ is a symbol)")),
           bounds=H22_BOUNDS),
     Claim("H.22", "eq. 7", "z^n = W_Aᵀ(Σ_{i≤n} γ^{n−i} u^T[:, i] u[i, :])W_V, and each printed line, against eq. 6",
           (SizeParam("N", 2, 3), SizeParam("d", 1, 2)), claimed,
-          (Variant("eq. 7", build(source="eq7")),)
-          + tuple(Variant(f"printed {ln}", build(source="printed", line=ln),
+          (Variant("eq. 7", build(source="eq7"), instances=FIXED),)
+          + tuple(Variant(f"printed {ln}", build(source="printed", line=ln), instances=FIXED,
                           expect="fails" if ln == "z1 line 2" else "holds",
                           fails_at=("output",) if ln == "z1 line 2" else (),
                           reading="literal index u^T[:, 1] in the γ term; the obvious reading u^T[:, 0] holds "
@@ -197,7 +200,7 @@ CLAIMS = [
                                 "should read u^T[:,0]"
                                 if ln == "z1 line 2" else ""))
                   for ln in LINES)
-          + (Variant("printed z1 line 2, obvious reading u^T[:, 0]", build(source="obvious"),
+          + (Variant("printed z1 line 2, obvious reading u^T[:, 0]", build(source="obvious"), instances=FIXED,
                      reading="obvious reading of the one index of z¹ line 2 (u^T[:, 1] → u^T[:, 0] in the γ term, "
                              "as the line before, γz⁰, and the line after have it)",
                      note="holds: the printed line 2 is a one-index slip"),),
