@@ -233,7 +233,8 @@ def one_bounds():
         "5L", "N' + N", "d' = d", L_certs=both(not_identity, degree), at_L=largest("L"),
         notes={"L": "met on the box and for every model with d <= 2, invertible middle W^l, or d = 3 and L <= 9 "
                     "(the route's count is at most 3 + 2d(L - 2)); for d >= 3 with singular middle W^l beyond that "
-                    "it can exceed 5L (d = 4, L = 5, rank-one W: 27 layers), and 5L is open there"})
+                    "it can exceed 5L (d = 4, L = 5, rank-one W: 27 layers), and 5L is open there"},
+        covers={"L": "d <= 2, invertible middle W^l, or d = 3 with L <= 9"})
     return L, replace(rows, certificates=both(rows_at_least_N, one_row), at=where(L=2, d=1)), chans
 
 
@@ -316,7 +317,7 @@ def hyena_model_2n(N, filters):
     return model
 
 
-def claim_on_2n_rows(N, route, variant, note, L_note):
+def claim_on_2n_rows(N, route, variant, note, L_note, covers):
     """The claim "Hyena -> BaseConv (N = .., N' < 2N)" for one N, built on 2N rows by ``route``."""
     sizes = {2: SIZES_TWO, 3: SIZES_THREE, 4: SIZES_FOUR}[N]
     filters = {2: filters_two, 3: filters_three, 4: filters_four}[N]
@@ -329,7 +330,7 @@ def claim_on_2n_rows(N, route, variant, note, L_note):
                           instances=FIXED_2N),),
                  (Hypothesis(Np < 2 * N),), cost=lambda z: float((N * z["d"] + 1) ** (2 * z["L"])),
                  bounds=signature_bounds("5L", "N' + N", "d' = d", L_certs=both(not_identity, degree),
-                                         at_L=largest("L"), notes={"L": L_note}))
+                                         at_L=largest("L"), notes={"L": L_note}, covers=covers))
 
 
 # ---------------------------------------------------------------- BaseConv → Hyena
@@ -437,7 +438,8 @@ CLAIMS = [
                           "every L by hand (symconv.constructions.hyena_four_rows)",
                      L_note="met on the box, for every model with d = 1, and for invertible W^l (l < L); a singular "
                             "W^l with d >= 2 costs up to 2d layers, so the route can exceed 5L (d = 2 from L = 5, "
-                            "d = 3 from L = 3) and 5L is open there"),
+                            "d = 3 from L = 3) and 5L is open there",
+                     covers={"L": "d = 1 or invertible W^l (l < L)"}),
     claim_on_2n_rows(3, baseconv_on_six_rows, "on 2N = 6 rows",
                      note="the N = 2 route on 6 rows with a linear step (u | z) -> (u | h^l+1 * z) of 1 to 3 masked "
                           "convolutions per channel (closed forms by the case of (h_0, h_1, h_2); each multiplied "
@@ -446,7 +448,8 @@ CLAIMS = [
                           "W^1 … W^{L-1} fixed rationals; every L by hand (symconv.constructions.hyena_six_rows)",
                      L_note="met on the box, for every model with d = 1, and for invertible W^l (l < L); a singular "
                             "W^l with d >= 2 costs up to 2d layers, so the route can exceed 5L and 5L is open "
-                            "there"),
+                            "there",
+                     covers={"L": "d = 1 or invertible W^l (l < L)"}),
     claim_on_2n_rows(4, baseconv_on_eight_rows, "on 2N = 8 rows, solved steps",
                      note="the 2N-row route on 8 rows with a three-layer linear step per channel whose masks are "
                           "solved exactly for the filter (two merged units; symconv.constructions.hyena_eight_rows): "
@@ -456,7 +459,10 @@ CLAIMS = [
                           "the box has W^L, b and u symbolic, the filters and W^1 … W^{L-1} fixed rationals",
                      L_note="met on the box; for every model with d = 1 or invertible W^l (l < L) whose filters the "
                             "step solver handles; open for the filters it refuses (h_0 = 0 among them) and, with "
-                            "d >= 2, for singular W^l"),
+                            "d >= 2, for singular W^l",
+                     covers={"L": "d = 1 or invertible W^l (l < L), and filters the step solver handles,",
+                             "N'": "models whose filters the step solver handles",
+                             "d'": "models whose filters the step solver handles"}),
     Claim("H.12", "Hyena -> BaseConv (printed route)",
           "prep layer, then remember_{N,N,0,0} per layer (N' = N, constant projections p^ℓ = b^ℓ)",
           SIZES_SQUARE, lambda z: Signature(z["N"], 5 * z["L"], z["d"], 2 * z["N"], z["d"]),

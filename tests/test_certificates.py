@@ -346,3 +346,15 @@ def test_a_bound_met_only_by_a_restricted_variant_says_for_which_models():
                for b in held.bounds)
     wide = verify(claims[0], max_size=2)
     assert all(r[-1] != "" and "only" not in r[-1] for r in claim_rows(wide))
+
+
+def test_a_refuted_bound_still_shows_the_least_built():
+    """A refutation wins the verdict, but 'built' is the least over the variants that hold (H.22's RetNet
+    parameters: the lean layout's 145488, not the first variant's 385436)."""
+    from symconv.certificates.bounds import summarise
+
+    pts = lambda b: (BoundPoint((("N", 3),), 6, b, 8),)  # noqa: E731
+    first = BoundResult("parameters", "O(Nd)", True, "a", "false", None, "false", pts(10), refutation="lb > c·f")
+    second = BoundResult("parameters", "O(Nd)", True, "b", "false", None, "false", pts(4), refutation="lb > c·f")
+    best = summarise([first, second])
+    assert (best.verdict, best.shown.built, best.variant, best.refutation) == ("false", 4, "b", "lb > c·f")

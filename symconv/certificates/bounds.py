@@ -92,7 +92,11 @@ class Bound:
     * ``refute`` and ``lower_formula`` (O(f) claims): c → sizes, and a lower
       bound proved for all sizes (stated in the certificate); the bound is
       false when lower_formula > c·f at refute(c) for every c tried;
-    * ``expect``: the claim's verdict recorded in the proof (one of VERDICTS).
+    * ``expect``: the claim's verdict recorded in the proof (one of VERDICTS);
+    * ``covers``: the models for which the construction is known to meet the
+      bound beyond the box, when they are fewer than the claim's (a met verdict
+      then reads ``met for <covers> only``), as ``Variant.covers`` for a whole
+      variant.
     """
 
     quantity: str
@@ -106,6 +110,7 @@ class Bound:
     lower_formula: Callable[[Mapping[str, int]], int] | None = None
     note: str = ""
     exclude: tuple = ()  # variants whose stacks are not models of the claim (their "built" is not counted)
+    covers: str = ""     # the models the construction is known to meet it for, when fewer than the claim's
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "exclude", (self.exclude,) if isinstance(self.exclude, str) else tuple(self.exclude))
@@ -362,6 +367,7 @@ def assess_variant(bound: Bound, claim: Any, variant_name: str, built: Sequence,
     allc = tuple(x for v in certs.values() for x in v
                  if x.quantity == bound.quantity or (bound.quantity == "L" and x.quantity == "general layers"))
     scope = next((getattr(x, "covers", "") for x in getattr(claim, "variants", ()) if x.name == variant_name), "")
+    scope = "; ".join(t for t in (scope, bound.covers) if t)
     return BoundResult(bound.quantity, bound.text, bound.big_o, variant_name, verdict, c, bound.expect, points, allc,
                        refuted, bound.note, scope=scope)
 
@@ -374,9 +380,7 @@ def summarise(results: Sequence[BoundResult]) -> BoundResult | None:
     """
     if not results:
         return None
-    for r in results:
-        if r.verdict == "false":
-            return r
+    refuted = next((r for r in results if r.verdict == "false"), None)
     first = results[0]
     merged: dict = {}
     used: dict = {}
@@ -395,7 +399,8 @@ def summarise(results: Sequence[BoundResult]) -> BoundResult | None:
             lows = [x for x in (q.lower, p.lower) if x is not None]
             merged[p.sizes] = BoundPoint(p.sizes, q.claimed, built, max(lows) if lows else None)
     points = tuple(merged.values())
-    verdict, c = _verdict(points, "")
+    # a refutation wins, but what is built stays the least over the variants that hold (not the refuted one's)
+    verdict, c = ("false", refuted.c) if refuted is not None else _verdict(points, "")
     names = list(dict.fromkeys(used.values()))
     variant = names[0] if len(names) == 1 else ("; ".join(names) if names else first.variant)
     certs = tuple(dict.fromkeys(x for r in results for x in r.certificates))
@@ -405,7 +410,7 @@ def summarise(results: Sequence[BoundResult]) -> BoundResult | None:
     scope = "; ".join(dict.fromkeys(scopes.get(n, "") for n in names)) \
         if names and all(scopes.get(n) for n in names) else ""
     return BoundResult(first.quantity, first.text, first.big_o, variant, verdict, c, first.expect, points, certs,
-                       "", first.note, unbuilt, scope)
+                       refuted.refutation if refuted is not None else "", first.note, unbuilt, scope)
 
 
 def signature_points(points: Sequence[tuple], holds: bool) -> list:

@@ -141,13 +141,15 @@ def at_sizes(*wanted: Mapping[str, int]) -> Callable[[list], list]:
 
 def signature_bounds(L: str, N_int: str, d_int: str, *, L_certs: Callable | None = not_identity,
                      big_o: tuple = (), expect: Mapping[str, str] | None = None, at_L: Callable | None = None,
-                     notes: Mapping[str, str] | None = None, exclude: tuple = ()) -> tuple:
+                     notes: Mapping[str, str] | None = None, exclude: tuple = (),
+                     covers: Mapping[str, str] | None = None) -> tuple:
     """The three bounds of a claimed (N, L, d, N', d') signature, read off the claim's signature.
 
     ``L``, ``N_int``, ``d_int``: the claim as the paper states it ("5L", "N' + N", "d' = d");
     ``big_o``: the quantities claimed only up to a constant ("L", "N'", "d'"); ``L_certs``: the
     certificates of the layer bound (N' ≥ N and d' ≥ d are by definition); ``expect``: the
-    recorded verdicts (default "met"); ``exclude``: variants that are not models of the claim.
+    recorded verdicts (default "met"); ``exclude``: variants that are not models of the claim;
+    ``covers``: per quantity, the models the construction is known to meet it for (``Bound.covers``).
 
     >>> [b.quantity for b in signature_bounds("2 layers", "N' = N", "d' = d")]
     ['L', "N'", "d'"]
@@ -156,12 +158,14 @@ def signature_bounds(L: str, N_int: str, d_int: str, *, L_certs: Callable | None
 
     expect = dict(expect or {})
     notes = dict(notes or {})
+    covers = dict(covers or {})
     return (Bound("L", L, big_o="L" in big_o, certificates=L_certs, at=at_L or last_point,
-                  expect=expect.get("L", "met"), note=notes.get("L", ""), exclude=exclude),
+                  expect=expect.get("L", "met"), note=notes.get("L", ""), exclude=exclude, covers=covers.get("L", "")),
             Bound("N'", N_int, big_o="N'" in big_o, certificates=rows_at_least_N, expect=expect.get("N'", "met"),
-                  note=notes.get("N'", ""), exclude=exclude),
+                  note=notes.get("N'", ""), exclude=exclude, covers=covers.get("N'", "")),
             Bound("d'", d_int, big_o="d'" in big_o, certificates=channels_at_least_d,
-                  expect=expect.get("d'", "met"), note=notes.get("d'", ""), exclude=exclude))
+                  expect=expect.get("d'", "met"), note=notes.get("d'", ""), exclude=exclude,
+                  covers=covers.get("d'", "")))
 
 
 def also(*pickers: Callable[[list], list]) -> Callable[[list], list]:
