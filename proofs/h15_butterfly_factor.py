@@ -40,7 +40,7 @@ SIZES = (SizeParam("n", 2, 8), SizeParam("k", 2, 8))
 n, k = size("n"), size("k")
 POW2 = Hypothesis(pow2(n), pow2(k), why="Def. H.14")
 N_EQ_K = Hypothesis(eq(n, k))
-K_LE_N = Hypothesis(k <= n)
+K_LT_N = Hypothesis(k < n)
 
 
 def matrix_instance(lhs, rhs, n):
@@ -123,11 +123,11 @@ CLAIMS = [
           "for n = k >= 2 powers of two, B_k^(n) = S^{k/2} D₃ + D₂ S^{n/2} + D₁ (D's of equation 5)",
           SIZES, None, VARIANTS, (POW2, N_EQ_K)),
     Claim("H.15", "butterfly_factor_decomposition (k < n)",
-          "the same decomposition for every power of two k <= n (d, d⁺, d⁻ taken factor by factor)",
+          "the same decomposition for every power of two k < n (d, d⁺, d⁻ taken factor by factor)",
           SIZES, None, tuple(Variant(v.name, v.build, v.expect, v.note, fails_at=v.fails_at,
                                      reading="not stated in the paper: Prop. H.15 is stated for n = k only"
                                              + (f"; {v.reading}" if v.reading else ""))
-                             for v in VARIANTS), (POW2, K_LE_N)),
+                             for v in VARIANTS), (POW2, K_LT_N)),
     Claim("H.15", "equation 5",
           "D₁ ≡ [[D1,0],[0,D4]], D₂ S^{n/2} ≡ [[0,D2],[0,0]], S^{n/2} D₃ ≡ [[0,0],[D3,0]] (n = k)",
           SIZES, None,
