@@ -407,7 +407,7 @@ CLAIMS = [
           "within their stated cases; at N = 4 for the filters its step solver handles)",
           SIZES, claimed_5L,
           (Variant("corrected, on 3N rows", build_hyena_to_baseconv, numeric=hyena_numeric_narrow,
-                   proof=lambda z: hyena_induction(z["N"], 2 * z["N"]),
+                   proof=lambda z: hyena_induction(z["N"], 2 * z["N"]), proved_at="N' = 2N (N' < 2N by hand)",
                    note="the N' >= 2N route run on 3N rows, more than the claimed N'+N: proved for all N "
                         "and L by induction on L, every N <= N' < 2N by hand (rows [0, N) of b^l, h^l are all "
                         "that reach the output; the box checks N' exactly); for N >= 5 no construction on "

@@ -154,7 +154,10 @@ class Variant:
     second b²₁"``).  ``instances`` describes random parameters (count per size
     and seed).  ``covers`` names the models a holding variant is restricted to
     when they are fewer than the claim's (``"b2 = 0"``): a bound it meets is
-    then reported as met for those models only.  ``numeric(N, d, batch, rng)``
+    then reported as met for those models only.  ``proved_at`` (with ``proof``)
+    names the sizes the all-sizes proof is built at when they are fewer than the
+    claim's (``"N' = 2N"``): the scope is then ``all sizes at N' = 2N``, and the
+    other sizes rest on the note's argument by hand.  ``numeric(N, d, batch, rng)``
     builds a :class:`NumericCase` for cross-checks at scale.  ``proof`` (with ``build``) is an all-sizes proof of a
     route whose layer count is itself a size: sizes → a
     :class:`~symconv.parametric.check.Induction` over the same layer functions
@@ -173,6 +176,7 @@ class Variant:
     instances: str = ""
     extra_steps: Callable[[Mapping[str, int], Instance], tuple] | None = None
     covers: str = ""
+    proved_at: str = ""
     proof: Callable[..., Any] | None = None
 
     def __post_init__(self) -> None:

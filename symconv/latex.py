@@ -861,7 +861,7 @@ PREAMBLE = r"""\documentclass[10pt]{article}
 def _checked(v) -> str:
     """The verdict's scope and box in the words of the verify table: ``all sizes; N ≤ 8, d ≤ 2 (caps: d ≤ 2); 16 points``."""
     box = getattr(v, "checked", "") or v.scope
-    return ("all sizes; " if v.scope.startswith("all sizes") else "") + box
+    return (f"{v.scope}; " if v.scope.startswith("all sizes") else "") + box
 
 
 def summary_table(verdicts: Sequence, rows_per_table: int = 0, problems: Mapping | None = None) -> str:

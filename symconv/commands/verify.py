@@ -89,7 +89,7 @@ def _verdict_cell(v: Verdict) -> str:
 
 def _checked_cell(v: Verdict) -> str:
     box = v.box.short() if v.box is not None else f"{v.sizes_checked} pts"
-    return ("all sizes; " if v.scope.startswith("all sizes") else "") + box
+    return (f"{v.scope}; " if v.scope.startswith("all sizes") else "") + box
 
 
 def table(verdicts: list[Verdict], fmt: str = "table", wide: bool = False, width: int | None = None) -> str:
