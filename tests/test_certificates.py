@@ -358,3 +358,21 @@ def test_a_refuted_bound_still_shows_the_least_built():
     second = BoundResult("parameters", "O(Nd)", True, "b", "false", None, "false", pts(4), refutation="lb > c·f")
     best = summarise([first, second])
     assert (best.verdict, best.shown.built, best.variant, best.refutation) == ("false", 4, "b", "lb > c·f")
+
+
+def test_a_lower_bound_proved_on_one_internal_size_says_so():
+    """H.16's butterfly_matrix L ≥ 2 comes from a dimension count on N' = n, d' = d only, while the claim allows
+    N' = O(n), d' = O(d) (its construction uses d' = 3d): the bound names its models; a degree bound names none."""
+    from symconv.certificates.bounds import claim_rows, describe
+
+    (bm,) = [c for c in registry.select(registry.load_proofs([])[0], ["H.16"]) if c.name == "butterfly_matrix"]
+    verdicts = verify(bm)
+    (row,) = [r for r in claim_rows(verdicts) if r[2] == "L"]
+    assert row[6].startswith("2 on N' = 4, d' = 4 only")
+    (v,) = [x for x in verdicts if x.variant == "construction"]
+    (b,) = [x for x in v.bounds if x.quantity == "L"]
+    assert b.cell() == "L≥2°" and b.as_dict()["lower_bound_on"] == "on N' = 4, d' = 4"
+    assert "proved lower bound 2 on N' = 4, d' = 4 only [" in describe(b)
+    wide = registry.select(registry.load_proofs([])[0], ["H.12"])[0]   # L ≥ 2 from degree: every model
+    (row,) = [r for r in claim_rows(verify(wide, max_size=2)) if r[2] == "L"]
+    assert row[6].startswith("2 ") and "only" not in row[6] and "degree" in row[6]

@@ -149,6 +149,7 @@ class BoundPoint:
     claimed: float
     built: int | None
     lower: int | None = None
+    lower_on: str = ""   # the models the lower bound is proved for, when fewer than the claim's (condition())
 
 
 @dataclass(frozen=True)
@@ -226,6 +227,13 @@ class BoundResult:
         return (lp.lower, lp.sizes) if lp else (None, None)
 
     @property
+    def shown_lower_on(self) -> str:
+        """The condition of the shown lower bound ('' when it holds for every model of the claim)."""
+        lo, at = self.shown_lower
+        return next((p.lower_on for p in self.points if p.sizes == at and p.lower == lo), "") if lo is not None \
+            else ""
+
+    @property
     def kinds(self) -> list:
         return sorted({c.kind for c in self.certificates})
 
@@ -236,20 +244,22 @@ class BoundResult:
     def cell(self) -> str:
         """``L≥2`` for the table (``L≥-`` when no certificate was computed); ``✗`` marks a refuted claim."""
         lo = self.shown_lower[0]
-        return f"{SHORT[self.quantity]}≥{lo if lo is not None else '-'}" + ("✗" if self.verdict == "false" else "")
+        return (f"{SHORT[self.quantity]}≥{lo if lo is not None else '-'}" + ("°" if self.shown_lower_on else "")
+                + ("✗" if self.verdict == "false" else ""))
 
     def as_dict(self) -> dict:
         sh = self.shown
         lo, at = self.shown_lower
         return {"quantity": self.quantity, "claim_text": self.text, "big_o": self.big_o, "variant": self.variant,
                 "claimed": sh.claimed, "built": sh.built, "at": dict(sh.sizes), "lower_bound": lo,
-                "lower_bound_at": dict(at) if at else None,
+                "lower_bound_at": dict(at) if at else None, "lower_bound_on": self.shown_lower_on or None,
                 "certificate": self.kinds, "verdict": self.verdict,
                 "c": self.c if self.c is None or math.isfinite(self.c) else None,  # JSON has no infinity
                 "c_unbounded": self.c is not None and not math.isfinite(self.c), "expect": self.expect,
                 "unbuilt_sizes": self.unbuilt, "only_for": self.scope or None,
                 "proves": [c.proves for c in self.certificates], "refutation": self.refutation or None,
-                "points": [{"sizes": dict(p.sizes), "claimed": p.claimed, "built": p.built, "lower": p.lower}
+                "points": [{"sizes": dict(p.sizes), "claimed": p.claimed, "built": p.built, "lower": p.lower,
+                            "lower_on": p.lower_on or None}
                            for p in self.points]}
 
 
@@ -265,8 +275,9 @@ def describe(r: BoundResult) -> str:
     sz = ", ".join(f"{k}={v}" for k, v in sh.sizes)
     built = "-" if sh.built is None else _fmt(sh.built)
     lo, at = r.shown_lower
-    lower = (f"proved lower bound {lo} [{', '.join(r.kinds)}]" + (f" at {', '.join(f'{k}={v}' for k, v in at)}"
-                                                                  if at != sh.sizes else "")
+    on = f" {r.shown_lower_on} only" if r.shown_lower_on else ""
+    lower = (f"proved lower bound {lo}{on} [{', '.join(r.kinds)}]"
+             + (f" at {', '.join(f'{k}={v}' for k, v in at)}" if at != sh.sizes else "")
              if lo is not None else "no lower-bound certificate")
     shape = f"f = {_fmt(sh.claimed)}" if r.big_o else f"claimed {_fmt(sh.claimed)}"
     verdict = r.verdict if r.verdict != "met up to c" else f"met up to c = {_fmt(r.c)}"
@@ -281,25 +292,49 @@ def _points(bound: Bound, claim: Any, built: Sequence, lowers: Mapping, sigs: di
     for sizes, sig in built:
         key = tuple(sorted(sizes.items()))
         b = None if sig is None else quantity_of(sig, bound.quantity)
-        lo = lowers.get(key)
+        lo, on = lowers.get(key) or (None, "")
         base = None
         if claim.claimed is not None:
             if key not in sigs:
                 sigs[key] = claim.claimed(dict(sizes))
             base = sigs[key]
         if bound.quantity in ("N'", "d'") and base is not None and bound.certificates is not None:
-            lo = max(lo or 0, base.N if bound.quantity == "N'" else base.d)  # N' ≥ N, d' ≥ d by definition
-        out.append(BoundPoint(key, bound.claimed_at(claim, sizes, base), b, lo))
+            by_def = base.N if bound.quantity == "N'" else base.d  # N' ≥ N, d' ≥ d by definition
+            if lo is None or by_def >= lo:
+                lo, on = by_def, ""
+        out.append(BoundPoint(key, bound.claimed_at(claim, sizes, base), b, lo, on))
     return tuple(out)
 
 
-def _lower_of(certs: Sequence, quantity: str) -> int | None:
+def condition(cert: Any) -> str:
+    """'' for a certificate that bounds every model of the claim, else the models it is proved for: a layer
+    count from a dimension or least-signature certificate holds on the one internal size it was computed at,
+    a dependency bound for filters on given taps.
+
+    >>> from types import SimpleNamespace as NS
+    >>> condition(NS(kind="least signature", quantity="L", N_int=2, d_int=1)), condition(NS(kind="degree"))
+    ("on N' = 2, d' = 1", '')
+    """
+    taps = getattr(cert, "taps", None)
+    if taps is not None:
+        return f"for filters on taps {list(taps)}"
+    if cert.kind in ("dimension", "least signature") and getattr(cert, "quantity", "") == "L":
+        return f"on N' = {cert.N_int}, d' = {cert.d_int}"
+    return ""
+
+
+def _lower_of(certs: Sequence, quantity: str) -> tuple | None:
+    """(the largest lower bound of ``quantity`` among ``certs``, its condition), an unconditional one on ties."""
     vals = []
     for c in certs:
         q = c.quantity
         if q == quantity or (quantity == "L" and q == "general layers"):
-            vals.append(int(c.lower))
-    return max(vals) if vals else None
+            on = condition(c)
+            vals.append((int(c.lower), on == "", on))
+    if not vals:
+        return None
+    lo, _, on = max(vals)
+    return lo, on
 
 
 def _refutation(bound: Bound, claim: Any, points: tuple) -> str:
@@ -396,8 +431,9 @@ def summarise(results: Sequence[BoundResult]) -> BoundResult | None:
             if p.built is not None and (built is None or p.built < built):
                 built = p.built
                 used[p.sizes] = r.variant
-            lows = [x for x in (q.lower, p.lower) if x is not None]
-            merged[p.sizes] = BoundPoint(p.sizes, q.claimed, built, max(lows) if lows else None)
+            lows = [(x.lower, x.lower_on == "", x.lower_on) for x in (q, p) if x.lower is not None]
+            lo, _, on = max(lows) if lows else (None, True, "")
+            merged[p.sizes] = BoundPoint(p.sizes, q.claimed, built, lo, on)
     points = tuple(merged.values())
     # a refutation wins, but what is built stays the least over the variants that hold (not the refuted one's)
     verdict, c = ("false", refuted.c) if refuted is not None else _verdict(points, "")
@@ -522,8 +558,9 @@ def claim_rows(verdicts: Sequence) -> list:
             if best.refutation:
                 verdict += ": " + best.refutation.split(" (")[0]
             kinds = ", ".join(best.kinds) or "-"
+            on = f" {best.shown_lower_on} only" if best.shown_lower_on else ""
             rows.append([cid, name, best.quantity, best.text, f"{_fmt(sh.claimed)} at {sz}", built,
-                         "-" if lo is None else f"{lo}{where} ({kinds})", verdict])
+                         "-" if lo is None else f"{lo}{on}{where} ({kinds})", verdict])
     return rows
 
 
