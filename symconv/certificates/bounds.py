@@ -235,7 +235,10 @@ class BoundResult:
 
     @property
     def kinds(self) -> list:
-        return sorted({c.kind for c in self.certificates})
+        """The kinds of the certificates that give the shown lower bound (all computed kinds when none does)."""
+        lo = self.shown_lower[0]
+        giving = {c.kind for c in self.certificates if lo is not None and int(c.lower) == lo}
+        return sorted(giving or {c.kind for c in self.certificates})
 
     @property
     def nontrivial(self) -> bool:
