@@ -245,7 +245,8 @@ class BoundResult:
         return any(c.kind != "trivial" for c in self.certificates)
 
     def cell(self) -> str:
-        """``L≥2`` for the table (``L≥-`` when no certificate was computed); ``✗`` marks a refuted claim."""
+        """``L≥2`` for the table (``L≥-`` when no certificate was computed); ``°`` marks a lower bound proved for
+        some of the claim's models only (``shown_lower_on``), ``✗`` a refuted claim."""
         lo = self.shown_lower[0]
         return (f"{SHORT[self.quantity]}≥{lo if lo is not None else '-'}" + ("°" if self.shown_lower_on else "")
                 + ("✗" if self.verdict == "false" else ""))
