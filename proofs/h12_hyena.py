@@ -460,7 +460,7 @@ CLAIMS = [
                      L_note="met on the box; for every model with d = 1 or invertible W^l (l < L) whose filters the "
                             "step solver handles; open for the filters it refuses (h_0 = 0 among them) and, with "
                             "d >= 2, for singular W^l",
-                     covers={"L": "d = 1 or invertible W^l (l < L), and filters the step solver handles,",
+                     covers={"L": "d = 1 or invertible W^l (l < L) with filters the step solver handles",
                              "N'": "models whose filters the step solver handles",
                              "d'": "models whose filters the step solver handles"}),
     Claim("H.12", "Hyena -> BaseConv (printed route)",

@@ -391,3 +391,46 @@ def test_a_bound_is_compared_with_its_record_only_on_a_box_that_does_not_depend_
     lifted = verify(fourth_power_claim(1, "met"), max_size=DEFAULT_MAX_SIZE, raise_caps=True,
                     time_budget=TimeBudget(60, parts=1))
     assert lifted[0].box.caps[0].raised and not lifted.ok and "recorded 'met'" in lifted[0].differences[0]
+
+
+def test_a_least_signature_count_at_the_claims_own_internal_size_holds_for_every_model():
+    """H.9 claims N' = N and d' = d: its least-signature L ≥ 2 at (N', d') = (2, 1) is computed at the claim's own
+    signature there, so it bounds every model the claim allows and carries no condition."""
+    from symconv.certificates.bounds import claim_rows
+
+    (add_n,) = registry.select(registry.load_proofs([])[0], ["H.9"])
+    (row,) = [r for r in claim_rows(verify(add_n)) if r[2] == "L"]
+    assert row[6].startswith("2 at N=2, d=1, n=1 (least signature)") and "only" not in row[6]
+
+
+def test_a_restricted_variant_restricts_the_verdict_only_where_it_is_needed():
+    """The verdict is 'for b2 = 0 only' exactly when the unrestricted variants alone would give a worse one."""
+    from symconv.certificates.bounds import summarise
+
+    def res(name, built, scope=""):
+        pts = tuple(BoundPoint((("N", n),), 3, b, None) for n, b in zip((1, 2), built))
+        return BoundResult("L", "3 layers", False, name, "met", 1.0, "met", pts, scope=scope)
+
+    # the unrestricted variant meets 3 everywhere too: no restriction (it used to say 'for b2 = 0 only')
+    assert summarise([res("a", (1, 1), "b2 = 0"), res("b", (2, 2))]).where == ""
+    # at N = 2 only the b2 = 0 variant meets 3 (it used to print a plain 'met')
+    mixed = summarise([res("a", (1, 5), "b2 = 0"), res("b", (4, 2))])
+    assert (mixed.verdict, mixed.where) == ("met", " for b2 = 0 only")
+
+
+def test_a_lower_bound_proved_for_some_models_cannot_refute_the_claim():
+    from symconv.certificates.bounds import _refutation
+
+    bound = Bound("L", "1 layer")
+    on_one_size = (BoundPoint((("N", 2),), 1, 1, 2, "on N' = 2, d' = 1"),)
+    assert _refutation(bound, None, on_one_size) == ""
+    assert "exceeds the claimed 1" in _refutation(bound, None, (BoundPoint((("N", 2),), 1, 1, 2),))
+
+
+def test_a_bound_met_on_the_box_and_known_beyond_it_for_some_models_says_both():
+    from symconv.certificates.bounds import claim_rows
+
+    (two,) = [c for c in registry.select(registry.load_proofs([])[0], ["H.12"]) if c.name.startswith("Hyena -> BaseConv (N = 2")]
+    rows = {r[2]: r[-1] for r in claim_rows(verify(two, max_size=3))}
+    assert rows["L"] == "met on the box; beyond it, for d = 1 or invertible W^l (l < L) only"
+    assert rows["N'"] == rows["d'"] == "met"

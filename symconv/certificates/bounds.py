@@ -169,14 +169,18 @@ class BoundResult:
     note: str = ""
     unbuilt: int = 0  # sizes checked only for variants that fail: the verdict does not cover them
     scope: str = ""   # the models the building variants are restricted to (Variant.covers), '' for all
+    beyond: str = ""  # the models the construction is known to meet it for beyond the box (Bound.covers)
 
     @property
     def where(self) -> str:
         """'' or, appended to a met verdict: the models it covers when its variants are restricted
-        (``for b2 = 0 only``), and which sizes, when some have no stack."""
+        (``for b2 = 0 only``), those the construction is known to meet it for beyond the box (``on the box;
+        beyond it, for d = 1 only``), and which sizes, when some have no stack."""
         if self.verdict not in ("met", "met up to c"):
             return ""
         out = f" for {self.scope} only" if self.scope else ""
+        if self.beyond:
+            out += f" on the box; beyond it, for {self.beyond} only"
         if self.unbuilt:
             n = len(self.points)
             out += (f" where built ({n - self.unbuilt} of {n} sizes; the other {self.unbuilt} were checked only "
@@ -261,6 +265,7 @@ class BoundResult:
                 "c": self.c if self.c is None or math.isfinite(self.c) else None,  # JSON has no infinity
                 "c_unbounded": self.c is not None and not math.isfinite(self.c), "expect": self.expect,
                 "unbuilt_sizes": self.unbuilt, "only_for": self.scope or None,
+                "beyond_box_only_for": self.beyond or None,
                 "proves": [c.proves for c in self.certificates], "refutation": self.refutation or None,
                 "points": [{"sizes": dict(p.sizes), "claimed": p.claimed, "built": p.built, "lower": p.lower,
                             "lower_on": p.lower_on or None}
@@ -310,30 +315,44 @@ def _points(bound: Bound, claim: Any, built: Sequence, lowers: Mapping, sigs: di
     return tuple(out)
 
 
-def condition(cert: Any) -> str:
+def condition(cert: Any, fixed: tuple | None = None) -> str:
     """'' for a certificate that bounds every model of the claim, else the models it is proved for: a layer
-    count from a dimension or least-signature certificate holds on the one internal size it was computed at,
-    a dependency bound for filters on given taps.
+    count from a dimension or least-signature certificate holds on the one internal size it was computed at
+    (every model, when the claim itself fixes N' and d' to those: ``fixed``), a dependency bound for filters
+    on given taps.
 
     >>> from types import SimpleNamespace as NS
-    >>> condition(NS(kind="least signature", quantity="L", N_int=2, d_int=1)), condition(NS(kind="degree"))
-    ("on N' = 2, d' = 1", '')
+    >>> cert = NS(kind="least signature", quantity="L", N_int=2, d_int=1)
+    >>> condition(cert), condition(cert, fixed=(2, 1)), condition(NS(kind="degree"))
+    ("on N' = 2, d' = 1", '', '')
     """
     taps = getattr(cert, "taps", None)
     if taps is not None:
         return f"for filters on taps {list(taps)}"
     if cert.kind in ("dimension", "least signature") and getattr(cert, "quantity", "") == "L":
+        if fixed is not None and tuple(fixed) == (cert.N_int, cert.d_int):
+            return ""
         return f"on N' = {cert.N_int}, d' = {cert.d_int}"
     return ""
 
 
-def _lower_of(certs: Sequence, quantity: str) -> tuple | None:
-    """(the largest lower bound of ``quantity`` among ``certs``, its condition), an unconditional one on ties."""
+def _fixed_internal(claim: Any, sizes: tuple) -> tuple | None:
+    """(N', d') when the claim fixes both exactly at ``sizes`` (its N' and d' bounds are not O(·)), else None."""
+    bounds = {b.quantity: b for b in getattr(claim, "bounds", ()) or ()}
+    if getattr(claim, "claimed", None) is None or any(q not in bounds or bounds[q].big_o for q in ("N'", "d'")):
+        return None
+    sig = claim.claimed(dict(sizes))
+    return sig.N_int, sig.d_int
+
+
+def _lower_of(certs: Sequence, quantity: str, fixed: tuple | None = None) -> tuple | None:
+    """(the largest lower bound of ``quantity`` among ``certs``, its condition), an unconditional one on ties;
+    ``fixed``: the (N', d') the claim fixes at these sizes, if any."""
     vals = []
     for c in certs:
         q = c.quantity
         if q == quantity or (quantity == "L" and q == "general layers"):
-            on = condition(c)
+            on = condition(c, fixed)
             vals.append((int(c.lower), on == "", on))
     if not vals:
         return None
@@ -343,7 +362,7 @@ def _lower_of(certs: Sequence, quantity: str) -> tuple | None:
 
 def _refutation(bound: Bound, claim: Any, points: tuple) -> str:
     for p in points:
-        if p.lower is None:
+        if p.lower is None or p.lower_on:   # proved for some models only: it cannot refute the claim
             continue
         if (not bound.big_o and p.lower > p.claimed) or (bound.big_o and p.claimed == 0 and p.lower > 0):
             sz = ", ".join(f"{k}={v}" for k, v in p.sizes)
@@ -398,7 +417,7 @@ def assess_variant(bound: Bound, claim: Any, variant_name: str, built: Sequence,
                    sigs: dict | None = None) -> BoundResult:
     """The result of ``bound`` for one variant: ``built`` is [(sizes, Signature or None)] per point;
     ``sigs`` caches the claim's signature by size."""
-    lowers = {k: _lower_of(v, bound.quantity) for k, v in certs.items()}
+    lowers = {k: _lower_of(v, bound.quantity, _fixed_internal(claim, k)) for k, v in certs.items()}
     lowers = {k: v for k, v in lowers.items() if v is not None}
     points = _points(bound, claim, built, lowers, {} if sigs is None else sigs)
     refuted = _refutation(bound, claim, points)
@@ -406,9 +425,8 @@ def assess_variant(bound: Bound, claim: Any, variant_name: str, built: Sequence,
     allc = tuple(x for v in certs.values() for x in v
                  if x.quantity == bound.quantity or (bound.quantity == "L" and x.quantity == "general layers"))
     scope = next((getattr(x, "covers", "") for x in getattr(claim, "variants", ()) if x.name == variant_name), "")
-    scope = "; ".join(t for t in (scope, bound.covers) if t)
     return BoundResult(bound.quantity, bound.text, bound.big_o, variant_name, verdict, c, bound.expect, points, allc,
-                       refuted, bound.note, scope=scope)
+                       refuted, bound.note, scope=scope, beyond=bound.covers)
 
 
 def summarise(results: Sequence[BoundResult]) -> BoundResult | None:
@@ -445,12 +463,27 @@ def summarise(results: Sequence[BoundResult]) -> BoundResult | None:
     variant = names[0] if len(names) == 1 else ("; ".join(names) if names else first.variant)
     certs = tuple(dict.fromkeys(x for r in results for x in r.certificates))
     unbuilt = sum(p.built is None for p in points) if verdict != "not built" else 0
-    scopes = {r.variant: r.scope for r in results}
-    # restricted only when every variant that built a point is: one unrestricted variant covers every model there
-    scope = "; ".join(dict.fromkeys(scopes.get(n, "") for n in names)) \
-        if names and all(scopes.get(n) for n in names) else ""
+    scope = _restriction(results, points, (verdict, c))
     return BoundResult(first.quantity, first.text, first.big_o, variant, verdict, c, first.expect, points, certs,
-                       refuted.refutation if refuted is not None else "", first.note, unbuilt, scope)
+                       refuted.refutation if refuted is not None else "", first.note, unbuilt, scope, first.beyond)
+
+
+def _restriction(results: Sequence[BoundResult], points: tuple, outcome: tuple) -> str:
+    """'' when the variants restricted to some models (``scope``) are not needed for ``outcome``: the
+    unrestricted ones alone, point by point, give the same verdict and constant; else those restrictions."""
+    restricted = [r for r in results if r.scope]
+    if not restricted:
+        return ""
+    best: dict = {}
+    for r in results:
+        if not r.scope:
+            for p in r.points:
+                if p.built is not None and (best.get(p.sizes) is None or p.built < best[p.sizes]):
+                    best[p.sizes] = p.built
+    alone = tuple(replace(p, built=best.get(p.sizes)) for p in points)
+    if outcome[0] == "false" or _verdict(alone, "") == outcome:
+        return ""
+    return "; ".join(dict.fromkeys(r.scope for r in restricted))
 
 
 def signature_points(points: Sequence[tuple], holds: bool) -> list:
