@@ -155,9 +155,10 @@ class Variant:
     and seed).  ``covers`` names the models a holding variant is restricted to
     when they are fewer than the claim's (``"b2 = 0"``): a bound it meets is
     then reported as met for those models only.  ``proved_at`` (with ``proof``)
-    names the sizes the all-sizes proof is built at when they are fewer than the
-    claim's (``"N' = 2N"``): the scope is then ``all sizes at N' = 2N``, and the
-    other sizes rest on the note's argument by hand.  ``numeric(N, d, batch, rng)``
+    names the sizes the all-sizes proof is built at when they are not all of the
+    claim's (``"N' = 2N (N' < 2N by hand)"``, for a claim with N' < 2N): the scope
+    is then ``all sizes at …``, and the claim's own sizes rest on the note's
+    argument by hand.  ``numeric(N, d, batch, rng)``
     builds a :class:`NumericCase` for cross-checks at scale.  ``proof`` (with ``build``) is an all-sizes proof of a
     route whose layer count is itself a size: sizes → a
     :class:`~symconv.parametric.check.Induction` over the same layer functions

@@ -142,10 +142,10 @@ def all_sizes(claim, variant, sweep: Sequence[Mapping[str, int]], concrete_fails
         return None, f"parametric: description rejected: {exc}; verdict from the concrete sweep"
     scope, note = _scope(res, concrete_fails, len(sweep))
     at = getattr(variant, "proved_at", "")
-    if scope and at:  # the proof is built at some of the claim's sizes only: say so, not "all sizes"
+    if scope and at:  # the proof is built at other sizes than all of the claim's: say so, not "all sizes"
         scope = f"all sizes at {at}"
-        note = (f"parametric: {res.status} for all sizes at {at}: the proof is built at those sizes only, and the "
-                f"claim's sizes outside them rest on the argument by hand in the note; cross-checked against the concrete sweep "
+        note = (f"parametric: {res.status} for all sizes at {at}: the proof is built at those sizes, not at all of "
+                f"the claim's own, which rest on the argument by hand in the note and on the concrete sweep "
                 f"({len(sweep)} sizes)")
     if scope and res.status == "fails":  # "fails for all sizes": every swept size must fail too
         from ..claims import check_all
