@@ -65,6 +65,7 @@ definitions.
 ``python proofs/h21_arithmetic_circuits.py`` prints the table.
 """
 import math
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
@@ -181,7 +182,7 @@ def numeric_for(kind, layout="proof"):
 
 def family(name, statement, key_of, n_of, sizes, hypotheses=(), numeric=None, extra=(), h20_where=None,
            tight_numeric=None, bounds=H21_BOUNDS, lean_numeric=None, cells_where=None, cells_numeric=None,
-           cells=True, cells_seed=None):
+           cells=True, cells_seed=None, instances=""):
     """The claim of one circuit family.  ``cells_seed``: {(size, value) pairs: seed} for the sizes where the
     cell search's seed 0 finds no plan (or is slow) and a recorded seed does: a witness of the search, the
     stack it gives being checked exactly like any other."""
@@ -222,6 +223,8 @@ def family(name, statement, key_of, n_of, sizes, hypotheses=(), numeric=None, ex
                                             for k, v in cells_seed.items()) if cells_seed else "")
                              + " (symconv.constructions.cells; bench circuits --layout cells)"),) if cells else ()
                 ) + tuple(extra)
+    if instances:  # a family drawn at random: every variant checks the same seeded circuit per size
+        variants = tuple(replace(v, instances=instances) for v in variants)
     return Claim("H.21", name, statement, sizes, claimed, variants, hypotheses, bounds=bounds)
 
 
@@ -305,6 +308,7 @@ CLAIMS = [
                                                     "k = 8 is not checked"),
            tight_numeric=numeric_for("random", "tight"), lean_numeric=numeric_for("random", "lean"),
            cells_numeric=numeric_for("random", "cells"),
+           instances="one seeded sparse random circuit per size (random_circuit, seed k); its inputs symbolic",
            extra=(Variant("linear chains merged", lambda s: instance(("random", s["k"]), 2 * s["k"], 1, True),
                           note="layering(merge_linear=True): consecutive linear gates as one affine map"),
                   Variant("gapped layout", lambda s: instance(("random", s["k"]), 2 * s["k"], 1, layout="gapped"),

@@ -1210,9 +1210,9 @@ REPAIRS: dict = {
     ("H.15", "butterfly_factor_decomposition", "as printed, S down"): lambda: repair_h15("down"),
     ("H.15", "butterfly_factor_decomposition", "as printed, S up"): lambda: repair_h15("up"),
     ("H.15", "butterfly_factor_decomposition (k < n)", "as printed, S down"):
-        lambda: repair_h15("down", ((2, 2), (4, 2), (4, 4), (8, 2), (8, 4))),
+        lambda: repair_h15("down", ((4, 2), (8, 2), (8, 4))),
     ("H.15", "butterfly_factor_decomposition (k < n)", "as printed, S up"):
-        lambda: repair_h15("up", ((2, 2), (4, 2), (4, 4), (8, 2), (8, 4))),
+        lambda: repair_h15("up", ((4, 2), (8, 2), (8, 4))),
     ("H.15", "equation 5", "D₂ S^{n/2} ≡ [[0,D2],[0,0]], S down"): lambda: repair_h15_eq5("D2", "down"),
     ("H.15", "equation 5", "D₂ S^{n/2} ≡ [[0,D2],[0,0]], S up"): lambda: repair_h15_eq5("D2", "up"),
     ("H.15", "equation 5", "S^{n/2} D₃ ≡ [[0,0],[D3,0]], S up"): lambda: repair_h15_eq5("D3", "up"),
