@@ -182,7 +182,8 @@ CLAIMS = [
           SIZES, claimed,
           (Variant("scan form", build("scan"), numeric=numeric, instances=FIXED,
                    note="z by doubling: S ← S + γ^{2^b}·shift_{2^b}(S)"),
-           Variant("recurrence form", build("recurrence"), instances=FIXED, note="z^n = γ z^{n−1} + P_n gate by gate"),
+           Variant("recurrence form", build("recurrence"), instances=FIXED,
+                   note="z^n = γ z^{n−1} + P_n gate by gate"),
            Variant("scan form, lean layout", build("scan", layout="lean"), instances=FIXED,
                    note="the same circuit compiled with Theorem H.21's lean layout (about half the layers, 3/4 of "
                         "the rows; the cell layout needs numeric coefficients and γ is a symbol)")),

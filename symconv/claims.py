@@ -158,8 +158,8 @@ class Variant:
     names the sizes the all-sizes proof is built at when they are not all of the
     claim's (``"N' = 2N (N' < 2N by hand)"``, for a claim with N' < 2N): the scope
     is then ``all sizes at …``, and the claim's own sizes rest on the note's
-    argument by hand.  ``numeric(N, d, batch, rng)``
-    builds a :class:`NumericCase` for cross-checks at scale.  ``proof`` (with ``build``) is an all-sizes proof of a
+    argument by hand.  ``numeric(N, d, batch, rng)`` builds a
+    :class:`NumericCase` for cross-checks at scale.  ``proof`` (with ``build``) is an all-sizes proof of a
     route whose layer count is itself a size: sizes → a
     :class:`~symconv.parametric.check.Induction` over the same layer functions
     that ``build`` instantiates.
@@ -193,6 +193,11 @@ class Variant:
                 raise HypothesisError(f"Variant.{f}: {self.name}: expected a function, got {type(v).__name__}")
         if self.where is not None and not isinstance(self.where, Hypothesis):
             raise HypothesisError(f"Variant.where: {self.name}: expected a Hypothesis, got {type(self.where).__name__}")
+        for f in ("note", "reading", "instances", "covers", "proved_at"):
+            if not isinstance(getattr(self, f), str):
+                raise HypothesisError(f"Variant.{f}: {self.name}: expected text, got {type(getattr(self, f)).__name__}")
+        if self.proved_at and self.proof is None:
+            raise HypothesisError(f"Variant.proved_at: {self.name}: names the sizes of an all-sizes proof; give proof")
         fa = (self.fails_at,) if isinstance(self.fails_at, str) else tuple(self.fails_at)
         if not all(isinstance(x, str) and x for x in fa):
             raise HypothesisError(f"Variant.fails_at: {self.name}: expected step labels, got {self.fails_at!r}")

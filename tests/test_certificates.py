@@ -430,7 +430,8 @@ def test_a_lower_bound_proved_for_some_models_cannot_refute_the_claim():
 def test_a_bound_met_on_the_box_and_known_beyond_it_for_some_models_says_both():
     from symconv.certificates.bounds import claim_rows
 
-    (two,) = [c for c in registry.select(registry.load_proofs([])[0], ["H.12"]) if c.name.startswith("Hyena -> BaseConv (N = 2")]
+    (two,) = [c for c in registry.select(registry.load_proofs([])[0], ["H.12"])
+              if c.name.startswith("Hyena -> BaseConv (N = 2")]
     rows = {r[2]: r[-1] for r in claim_rows(verify(two, max_size=3))}
     assert rows["L"] == "met on the box; beyond it, for d = 1 or invertible W^l (l < L) only"
     assert rows["N'"] == rows["d'"] == "met"

@@ -202,3 +202,15 @@ def test_a_huge_max_size_is_refused_naming_the_parameter():
         verify(claim, max_size=10**6)
     with pytest.raises(HypothesisError, match="time_budget"):
         verify(claim, max_size=2, time_budget="1 hour")
+
+
+def test_variant_and_bound_texts_are_text():
+    from symconv.certificates import Bound
+
+    build = lambda z: None  # noqa: E731
+    with pytest.raises(HypothesisError, match=r"^Variant.covers: v: expected text, got int"):
+        Variant("v", build, covers=0)
+    with pytest.raises(HypothesisError, match=r"^Variant.proved_at: v: .*give proof"):
+        Variant("v", build, proved_at="N' = 2N")
+    with pytest.raises(HypothesisError, match=r"^Bound.covers: expected text"):
+        Bound("L", "5L", covers=None)

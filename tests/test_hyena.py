@@ -105,7 +105,8 @@ def test_narrow_claim_is_proved_on_3n_rows_and_says_the_row_count_is_open():
     # the induction is built at N' = 2N, outside the claim's N' < 2N: the scope says so (it said "all sizes",
     # and listed the claim's hypotheses as if the proof had used them)
     assert (v.verdict, v.scope) == ("holds", "all sizes at N' = 2N (N' < 2N by hand)")
-    assert "2N - Np - 1" not in v.parametric and "rest on the argument by hand in the note and on the concrete sweep" in v.parametric
+    assert "2N - Np - 1" not in v.parametric
+    assert "rest on the argument by hand in the note and on the concrete sweep" in v.parametric
     from symconv.commands.verify import _checked_cell
     assert _checked_cell(v).startswith("all sizes at N' = 2N (N' < 2N by hand); ")
     assert "open" in NARROW.statement and "open" in v.note

@@ -95,8 +95,8 @@ class Bound:
     * ``expect``: the claim's verdict recorded in the proof (one of VERDICTS);
     * ``covers``: the models for which the construction is known to meet the
       bound beyond the box, when they are fewer than the claim's (a met verdict
-      then reads ``met for <covers> only``), as ``Variant.covers`` for a whole
-      variant.
+      then reads ``met on the box; beyond it, for <covers> only``);
+      ``Variant.covers`` restricts a whole variant instead (``met for <covers> only``).
     """
 
     quantity: str
@@ -118,6 +118,8 @@ class Bound:
             raise HypothesisError(f"Bound.quantity: expected one of {BOUND_QUANTITIES}, got {self.quantity!r}")
         if not isinstance(self.text, str) or not self.text:
             raise HypothesisError("Bound.text: the claimed bound needs its text")
+        if not isinstance(self.covers, str):
+            raise HypothesisError(f"Bound.covers: expected text naming the models, got {type(self.covers).__name__}")
         if self.expect not in VERDICTS:
             raise HypothesisError(f"Bound.expect: expected one of {VERDICTS}, got {self.expect!r}")
         for f in ("claimed", "certificates", "at", "refute", "lower_formula"):
